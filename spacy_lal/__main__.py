@@ -1,0 +1,31 @@
+"""Command line: ``python -m spacy_lal <command> ...``."""
+import argparse
+import importlib
+import sys
+from typing import List, Optional
+
+# Each module in spacy_lal.cli adds one sub-command (see DEVELOPING.md).
+COMMANDS = ["convert", "export", "score", "parse"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m spacy_lal", description=__doc__)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"spacy_lal.cli.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"spacy_lal.cli.{name}":
+                raise
+            continue
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of ``python -m spacy_lal``; one module per command."""
