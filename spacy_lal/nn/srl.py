@@ -1,0 +1,659 @@
+"""DeepAtt semantic role labeller (Tan et al., 2018, "Deep Semantic Role Labeling with Self-Attention").
+
+Plain torch modules; the spaCy component wraps them. References to "the paper" are to Tan et al.;
+sections are named as in the paper (it has no section numbers), equations are numbered as there.
+
+Data layout
+-----------
+* Token vectors come precomputed from a tok2vec layer: ``tokvecs`` float ``(N, T, d_in)`` for N
+  sentences padded to T, with ``mask`` bool ``(N, T)``, True on real tokens. Masks must be prefix
+  (left-aligned) masks, as produced by :func:`lengths_to_mask`: the recurrent sub-layer relies on it.
+* SRL runs once per (sentence, predicate) pair ("row"). ``rows`` ``(R,)`` gives each row's sentence
+  (an index into the N sentences), ``positions`` ``(R,)`` the predicate's token index in it;
+  :func:`predicate_rows` builds both from per-sentence predicate lists. :meth:`DeepAtt.forward`
+  gathers rows itself *after* the input projection, so the projection runs once per sentence
+  instead of once per predicate; :func:`expand_predicates` is the standalone gather for callers
+  that want the row tensors.
+* Outputs are logits; softmax/argmax/Viterbi decoding is done by ``spacy_lal.decode``.
+
+Model (section "Deep Attentional Neural Network for SRL", "Pipeline")
+---------------------------------------------------------------------
+``x_t = [e(x_t); e(m_t)]`` (the token vector and a 2-entry predicate-mask embedding) is projected to
+``d``; the timing signal (eq. 11-12) is added; then N identical layers, each a nonlinear sub-layer
+(FFN eq. 9, BiLSTM eq. 5-7 or GLU convolution eq. 8) followed by multi-head self-attention
+(eq. 1-4), each sub-layer as ``LayerNorm(X + Dropout(SubLayer(X)))`` (eq. 10, "Deep Topology"; the
+dropout placement is from "Settings and Regularization"); a softmax layer over BIO labels (eq. 15)
+trained with label smoothing. Optionally a Label Attention Layer (Mrini et al., 2020, eq. 1-4;
+``spacy_lal.nn.label_attention``) is put between the top attention sub-layer and the softmax layer.
+
+Long inputs: no maximum length. The timing signal is computed for any length (see
+``spacy_lal.nn.timing``); attention costs O(T^2) memory per head and row, which is what bounds T.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from spacy_lal.nn.timing import TimingSignal
+
+__all__ = [
+    "DeepAttConfig",
+    "DeepAtt",
+    "DeepAttLayer",
+    "MultiHeadSelfAttention",
+    "FFNSublayer",
+    "RNNSublayer",
+    "CNNSublayer",
+    "PredicateIdentifier",
+    "SenseClassifier",
+    "label_smoothed_cross_entropy",
+    "lengths_to_mask",
+    "predicate_rows",
+    "expand_predicates",
+    "gather_tokens",
+    "predicate_indicator",
+]
+
+SUBLAYERS = ("ffn", "rnn", "cnn")
+TOP_LAYERS = ("softmax", "lal")
+
+
+# ----------------------------------------------------------------------------------------------
+# Configuration
+
+
+@dataclass(frozen=True)
+class DeepAttConfig:
+    """Hyperparameters of :class:`DeepAtt`. The defaults are a small CPU-friendly model;
+    :meth:`paper` gives the paper's setting ("Settings and Regularization").
+
+    Dropout rates are drop probabilities (the paper gives keep probabilities: 0.8 before residual
+    connections, 0.9 on attention weights and on the FFN ReLU hidden layer).
+    """
+
+    n_layers: int = 4
+    d_model: int = 128
+    n_heads: int = 4
+    d_ff: int = 256
+    #: Nonlinear sub-layer: "ffn" (eq. 9), "rnn" (BiLSTM, eq. 5-7) or "cnn" (GLU, eq. 8).
+    sublayer: str = "ffn"
+    #: Width of the predicate-mask embedding e(m_t) (paper: 100, like the word embedding).
+    d_mask: int = 32
+    #: GLU filter width k (paper: 3). Must be odd so that the output keeps the input's length.
+    conv_width: int = 3
+    #: Dropout before each residual connection (paper: keep 0.8).
+    residual_dropout: float = 0.2
+    #: Dropout on the attention weights (paper: keep 0.9).
+    attention_dropout: float = 0.1
+    #: Dropout on the FFN ReLU hidden layer (paper: keep 0.9).
+    relu_dropout: float = 0.1
+    #: Dropout on the input (projection + timing signal). Not stated in the paper; the authors'
+    #: implementation applies the residual dropout there, as in Vaswani et al. (2017).
+    input_dropout: float = 0.2
+    #: Label smoothing epsilon for :meth:`DeepAtt.loss` (paper: 0.1).
+    label_smoothing: float = 0.1
+    #: "softmax" (paper) or "lal": a Label Attention Layer before the softmax layer.
+    top_layer: str = "softmax"
+    #: LAL heads; None = one head per output (BIO role) label, as in Mrini et al. (2020).
+    lal_n_heads: int | None = None
+    #: LAL query/key width per head.
+    lal_d_kv: int = 32
+    #: LAL per-head output width (the per-token output is n_heads * lal_d_proj wide).
+    lal_d_proj: int = 16
+    #: Dropout on the LAL attention weights.
+    lal_dropout: float = 0.1
+    #: Position-wise feed-forward layer after the LAL (Mrini et al. Table 1 "PFL"; their best
+    #: model keeps it; without it each head's contribution stays traceable).
+    lal_ffn: bool = True
+    #: Hidden width of that feed-forward layer; None = ``d_ff``.
+    lal_d_ff: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.sublayer not in SUBLAYERS:
+            raise ValueError(f"sublayer must be one of {SUBLAYERS}, got {self.sublayer!r}")
+        if self.top_layer not in TOP_LAYERS:
+            raise ValueError(f"top_layer must be one of {TOP_LAYERS}, got {self.top_layer!r}")
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})")
+        if self.conv_width % 2 != 1:
+            raise ValueError(f"conv_width must be odd, got {self.conv_width}")
+        if self.n_layers < 0:
+            raise ValueError(f"n_layers must be >= 0, got {self.n_layers}")
+        if not 0.0 <= self.label_smoothing < 1.0:
+            raise ValueError(f"label_smoothing must be in [0, 1), got {self.label_smoothing}")
+
+    @classmethod
+    def paper(cls, **overrides: Any) -> DeepAttConfig:
+        """The paper's CoNLL setting: 10 layers, d = 200, 8 heads, h_f = 800, mask embedding 100,
+        dropout 0.2 / 0.1 / 0.1, label smoothing 0.1, FFN sub-layers (its best variant)."""
+        base = cls(
+            n_layers=10,
+            d_model=200,
+            n_heads=8,
+            d_ff=800,
+            sublayer="ffn",
+            d_mask=100,
+            conv_width=3,
+            residual_dropout=0.2,
+            attention_dropout=0.1,
+            relu_dropout=0.1,
+            input_dropout=0.2,
+            label_smoothing=0.1,
+        )
+        return replace(base, **overrides)
+
+    @classmethod
+    def cpu(cls, **overrides: Any) -> DeepAttConfig:
+        """The small default: 4 layers, d = 128, 4 heads, h_f = 256."""
+        return replace(cls(), **overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers: masks, predicate rows, label-smoothed loss
+
+
+def lengths_to_mask(lengths: torch.Tensor | Sequence[int], max_len: int | None = None) -> torch.Tensor:
+    """Prefix mask ``(N, max_len)``, True on the first ``lengths[i]`` positions of row i."""
+    lengths = torch.as_tensor(lengths, dtype=torch.long)
+    if max_len is None:
+        max_len = int(lengths.max()) if lengths.numel() else 0
+    return torch.arange(max_len, device=lengths.device).unsqueeze(0) < lengths.unsqueeze(1)
+
+
+def predicate_rows(
+    predicates: Sequence[Sequence[int]], device: torch.device | str | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Flatten per-sentence predicate positions into rows.
+
+    ``predicates[i]`` lists the predicate token indices of sentence i (may be empty). Returns
+    ``rows`` (R,) long (sentence index of each row) and ``positions`` (R,) long (predicate index),
+    R = total number of predicates, in sentence-then-list order. The only Python iteration is over
+    the sentences' lists (to flatten them), never over tokens.
+    """
+    counts = torch.tensor([len(p) for p in predicates], dtype=torch.long, device=device)
+    rows = torch.repeat_interleave(torch.arange(len(predicates), device=device), counts)
+    positions = torch.tensor(list(itertools.chain.from_iterable(predicates)), dtype=torch.long, device=device)
+    return rows, positions
+
+
+def predicate_indicator(positions: torch.Tensor, length: int) -> torch.Tensor:
+    """Predicate mask m (bool ``(R, length)``) from predicate indices ``(R,)`` ("Pipeline": m_t = 1
+    on the predicate, 0 elsewhere). A negative index gives an all-zero row (no predicate)."""
+    return torch.arange(length, device=positions.device).unsqueeze(0) == positions.unsqueeze(1)
+
+
+def expand_predicates(
+    tokvecs: torch.Tensor, mask: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Expand sentences to (sentence, predicate) rows by gathering along the batch dimension.
+
+    ``tokvecs`` (N, T, d), ``mask`` (N, T), ``rows``/``positions`` (R,) as from
+    :func:`predicate_rows`. Returns ``(tokvecs[rows] (R, T, d), mask[rows] (R, T),
+    predicate_mask (R, T) bool)``. One ``index_select`` per tensor (differentiable: gradients of
+    rows sharing a sentence are summed back into it).
+    """
+    x = tokvecs.index_select(0, rows)
+    m = mask.index_select(0, rows)
+    return x, m, predicate_indicator(positions, tokvecs.shape[1])
+
+
+def gather_tokens(tokvecs: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """The vectors ``tokvecs[rows[r], positions[r]]``: ``(R, d)`` from ``(N, T, d)``."""
+    flat = tokvecs.reshape(-1, tokvecs.shape[-1])
+    return flat.index_select(0, rows * tokvecs.shape[1] + positions)
+
+
+def label_smoothed_cross_entropy(
+    logits: torch.Tensor,
+    targets: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    *,
+    epsilon: float = 0.1,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> torch.Tensor:
+    """Cross-entropy against label-smoothed targets (paper, "Settings and Regularization", after
+    Szegedy et al., 2016), the objective of eq. 13-15 when ``epsilon = 0``.
+
+    The target distribution puts ``1 - epsilon`` on the gold label and spreads ``epsilon`` evenly
+    over the other ``K - 1`` labels, as in the authors' implementation (THUMT). So per token
+
+        loss = -(1 - eps) * log p_y - eps / (K - 1) * sum_{k != y} log p_k.
+
+    (``F.cross_entropy(label_smoothing=eps)`` instead spreads eps over all K labels.) No constant
+    is subtracted, so the minimum is the entropy of the smoothed target, not 0.
+
+    ``logits`` (..., K), ``targets`` (...) long. Tokens with ``mask`` False (padding) or target
+    ``ignore_index`` are excluded. ``reduction``: "mean" (over counted tokens; 0 if none), "sum",
+    or "none" (per-token losses, 0 where excluded).
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    n_classes = logits.shape[-1]
+    keep = targets != ignore_index
+    if mask is not None:
+        keep = keep & mask.bool()
+    safe_targets = targets.masked_fill(~keep, 0)
+    logp = F.log_softmax(logits.float(), dim=-1)
+    gold = logp.gather(-1, safe_targets.unsqueeze(-1)).squeeze(-1)
+    if epsilon > 0.0 and n_classes > 1:
+        others = logp.sum(-1) - gold
+        loss = -(1.0 - epsilon) * gold - (epsilon / (n_classes - 1)) * others
+    else:
+        loss = -gold
+    loss = loss * keep
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / keep.sum().clamp(min=1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Sub-layers
+
+
+def _orthogonal_blocks_(weight: torch.Tensor, n_blocks: int) -> None:
+    """Orthogonal init of each of ``n_blocks`` row blocks of a fused weight (paper, "Initialization":
+    sub-layer weights are random orthogonal matrices; fused q/k/v or LSTM gates are separate
+    matrices in the paper's formulation, so each block gets its own)."""
+    with torch.no_grad():
+        for block in weight.chunk(n_blocks, dim=0):
+            nn.init.orthogonal_(block)
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """Multi-head scaled dot-product self-attention (section "Self-Attention", eq. 1-4).
+
+    Scores are scaled by sqrt(d / h), the per-head width, as in Vaswani et al. (2017) and the
+    authors' implementation (eq. 1 writes sqrt(d)). Padded keys are excluded; padded queries still
+    get (ignored) outputs. Dropout on the attention weights ("Settings and Regularization").
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0):
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.dropout = dropout
+        self.qkv = nn.Linear(d_model, 3 * d_model)  # W_i^Q, W_i^K, W_i^V of all heads, fused
+        self.out = nn.Linear(d_model, d_model)  # W of eq. 4
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _orthogonal_blocks_(self.qkv.weight, 3)
+        nn.init.orthogonal_(self.out.weight)
+        nn.init.zeros_(self.qkv.bias)
+        nn.init.zeros_(self.out.bias)
+
+    def forward(self, x: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
+        """``x`` (B, T, d), ``key_mask`` (B, T) bool (True = may be attended to; each row needs
+        one True). Returns (B, T, d)."""
+        b, t, _ = x.shape
+        h = self.n_heads
+        q, k, v = self.qkv(x).view(b, t, 3, h, self.d_model // h).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(
+            q, k, v,
+            attn_mask=key_mask[:, None, None, :],
+            dropout_p=self.dropout if self.training else 0.0,
+        )  # (B, h, T, d/h): eq. 1-2 for all heads at once
+        return self.out(y.transpose(1, 2).reshape(b, t, self.d_model))  # eq. 3-4
+
+
+class FFNSublayer(nn.Module):
+    """Feed-forward sub-layer ``ReLU(X W1) W2`` (eq. 9), dropout on the ReLU hidden layer."""
+
+    def __init__(self, d_model: int, d_ff: int, relu_dropout: float = 0.0):
+        super().__init__()
+        self.w1 = nn.Linear(d_model, d_ff)
+        self.w2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(relu_dropout)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        for lin in (self.w1, self.w2):
+            nn.init.orthogonal_(lin.weight)
+            nn.init.zeros_(lin.bias)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # noqa: ARG002
+        return self.w2(self.dropout(F.relu(self.w1(x))))
+
+
+def _reverse_within_lengths(lengths: torch.Tensor, t: int) -> torch.Tensor:
+    """Index (B, T) that reverses each row's first ``lengths[b]`` positions and leaves padding in
+    place. It is an involution, so the same index undoes the reversal."""
+    pos = torch.arange(t, device=lengths.device).unsqueeze(0)
+    lengths = lengths.unsqueeze(1)
+    return torch.where(pos < lengths, lengths - 1 - pos, pos)
+
+
+class RNNSublayer(nn.Module):
+    """Recurrent sub-layer: a BiLSTM whose directions are summed (eq. 5-7), width d.
+
+    The backward LSTM runs over each sentence reversed *within its length* (a gather, no packing),
+    so it starts at the last real token and padding never leaks into real positions; this needs
+    prefix masks. Two unidirectional cuDNN-able LSTMs, no host synchronisation for lengths.
+    """
+
+    def __init__(self, d_model: int):
+        super().__init__()
+        self.fwd = nn.LSTM(d_model, d_model, batch_first=True)
+        self.bwd = nn.LSTM(d_model, d_model, batch_first=True)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        for lstm in (self.fwd, self.bwd):
+            _orthogonal_blocks_(lstm.weight_ih_l0, 4)  # one matrix per gate
+            _orthogonal_blocks_(lstm.weight_hh_l0, 4)
+            nn.init.zeros_(lstm.bias_ih_l0)
+            nn.init.zeros_(lstm.bias_hh_l0)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        index = _reverse_within_lengths(mask.sum(1), x.shape[1]).unsqueeze(-1).expand_as(x)
+        h_fwd, _ = self.fwd(x)  # eq. 5
+        h_bwd, _ = self.bwd(x.gather(1, index))  # eq. 6, in reversed order
+        return h_fwd + h_bwd.gather(1, index)  # eq. 7
+
+
+class CNNSublayer(nn.Module):
+    """Convolutional sub-layer: gated linear unit ``(X*W) . sigmoid(X*V)`` with filter width k
+    (eq. 8, Dauphin et al., 2016). Padded positions are zeroed first so that they act like the
+    zero padding at the sentence edges (padding invariance)."""
+
+    def __init__(self, d_model: int, width: int = 3):
+        super().__init__()
+        if width % 2 != 1:
+            raise ValueError(f"width must be odd, got {width}")
+        # W and V fused in one convolution with 2d output channels; F.glu splits them.
+        self.conv = nn.Conv1d(d_model, 2 * d_model, width, padding=width // 2)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _orthogonal_blocks_(self.conv.weight, 2)  # W and V; each flattened to (d, d * k)
+        nn.init.zeros_(self.conv.bias)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        x = x.masked_fill(~mask.unsqueeze(-1), 0.0)
+        return F.glu(self.conv(x.transpose(1, 2)), dim=1).transpose(1, 2)
+
+
+def _make_sublayer(config: DeepAttConfig) -> nn.Module:
+    if config.sublayer == "ffn":
+        return FFNSublayer(config.d_model, config.d_ff, config.relu_dropout)
+    if config.sublayer == "rnn":
+        return RNNSublayer(config.d_model)
+    return CNNSublayer(config.d_model, config.conv_width)
+
+
+class DeepAttLayer(nn.Module):
+    """One of the N identical layers: nonlinear sub-layer, then self-attention sub-layer, each
+    ``LayerNorm(X + Dropout(SubLayer(X)))`` (eq. 10; layer normalization after the residual
+    connection, dropout before it, "Deep Topology" / "Settings and Regularization")."""
+
+    def __init__(self, config: DeepAttConfig):
+        super().__init__()
+        self.nonlinear = _make_sublayer(config)
+        self.norm1 = nn.LayerNorm(config.d_model)
+        self.attention = MultiHeadSelfAttention(config.d_model, config.n_heads, config.attention_dropout)
+        self.norm2 = nn.LayerNorm(config.d_model)
+        self.dropout = nn.Dropout(config.residual_dropout)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
+        x = self.norm1(x + self.dropout(self.nonlinear(x, mask)))
+        return self.norm2(x + self.dropout(self.attention(x, key_mask)))
+
+
+# ----------------------------------------------------------------------------------------------
+# DeepAtt
+
+
+class DeepAtt(nn.Module):
+    """DeepAtt SRL tagger over precomputed token vectors; one row per (sentence, predicate).
+
+    Args:
+        d_in: width of the token vectors (the tok2vec output).
+        n_labels: number of BIO role labels (the softmax layer's size, eq. 15).
+        config: hyperparameters; default :meth:`DeepAttConfig.cpu`.
+
+    Input layer ("Pipeline"): ``x_t = [e(x_t); e(m_t)]`` projected to d. The projection is
+    computed as ``W_x e(x_t) + W_m e(m_t) + b``, which is the same linear map as projecting the
+    concatenation but lets the token part be computed once per sentence before rows are gathered.
+    The paper has no projection (its 100 + 100 embedding widths equal d = 200); we need one because
+    d_in is whatever the tok2vec produces. The authors' implementation multiplies the embeddings
+    by sqrt(d) to match the timing signal's scale; with a learned projection whose init preserves
+    the input's scale (std d_in^-1/2) that rescaling is not needed.
+    """
+
+    def __init__(self, d_in: int, n_labels: int, config: DeepAttConfig | None = None):
+        super().__init__()
+        config = config if config is not None else DeepAttConfig.cpu()
+        self.config = config
+        self.d_in = d_in
+        self.n_labels = n_labels
+        d = config.d_model
+        self.input_proj = nn.Linear(d_in, d)  # W_x (and the bias b)
+        self.mask_embed = nn.Embedding(2, config.d_mask)  # e(m_t), m_t in C = {0, 1}
+        self.mask_proj = nn.Linear(config.d_mask, d, bias=False)  # W_m
+        self.timing = TimingSignal(d)
+        self.input_dropout = nn.Dropout(config.input_dropout)
+        self.layers = nn.ModuleList(DeepAttLayer(config) for _ in range(config.n_layers))
+        self.top: nn.Module | None = None
+        d_top = d
+        if config.top_layer == "lal":
+            self.top, d_top = self._make_label_attention(config, n_labels)
+        self.output = nn.Linear(d_top, n_labels)  # W_o of eq. 15
+        self.reset_parameters()
+
+    @classmethod
+    def paper(cls, d_in: int, n_labels: int, **overrides: Any) -> DeepAtt:
+        """A model with the paper's hyperparameters (:meth:`DeepAttConfig.paper`)."""
+        return cls(d_in, n_labels, DeepAttConfig.paper(**overrides))
+
+    @staticmethod
+    def _make_label_attention(config: DeepAttConfig, n_labels: int) -> tuple[nn.Module, int]:
+        """The LAL top layer (Mrini et al., 2020, sec. 2, eq. 1-4) with one head per BIO role
+        label unless ``config.lal_n_heads`` says otherwise; returns it and its output width
+        (``n_heads * lal_d_proj``). Imported here so the plain model does not depend on it."""
+        from spacy_lal.nn.label_attention import LabelAttentionLayer
+
+        layer = LabelAttentionLayer(
+            config.d_model,
+            config.lal_n_heads if config.lal_n_heads is not None else n_labels,
+            d_kv=config.lal_d_kv,
+            d_proj=config.lal_d_proj,
+            attention_dropout=config.lal_dropout,
+            residual_dropout=0.0,  # Mrini et al. Table 1: their best model drops it
+            ffn=config.lal_ffn,
+            d_ff=config.lal_d_ff if config.lal_d_ff is not None else config.d_ff,
+            relu_dropout=config.relu_dropout,
+        )
+        return layer, layer.d_out
+
+    def reset_parameters(self) -> None:
+        """Paper, "Initialization": sub-layer weights orthogonal (done in the sub-layers); other
+        weights Gaussian with mean 0 and std fan_in^-1/2 (the paper writes "variance 1/sqrt(d)";
+        the authors' implementation uses std d^-1/2), biases 0. The mask embedding gets std 1 so
+        that, after W_m, the predicate signal is as large as the token signal from the start."""
+        nn.init.normal_(self.input_proj.weight, std=self.d_in**-0.5)
+        nn.init.zeros_(self.input_proj.bias)
+        nn.init.normal_(self.mask_embed.weight, std=1.0)
+        nn.init.normal_(self.mask_proj.weight, std=self.config.d_mask**-0.5)
+        nn.init.normal_(self.output.weight, std=self.output.in_features**-0.5)
+        nn.init.zeros_(self.output.bias)
+
+    def embed(
+        self,
+        tokvecs: torch.Tensor,
+        mask: torch.Tensor,
+        predicates: torch.Tensor,
+        rows: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Input layer: projection of ``[e(x); e(m)]`` plus timing signal, with input dropout.
+        Returns the (R, T, d) input of the first layer and the (R, T) row mask."""
+        if tokvecs.dim() != 3 or tokvecs.shape[-1] != self.d_in:
+            raise ValueError(f"tokvecs must be (N, T, {self.d_in}), got {tuple(tokvecs.shape)}")
+        if mask.shape != tokvecs.shape[:2]:
+            raise ValueError(f"mask must be {tuple(tokvecs.shape[:2])}, got {tuple(mask.shape)}")
+        mask = mask.bool()
+        h = self.input_proj(tokvecs)  # once per sentence
+        if rows is not None:
+            h = h.index_select(0, rows)
+            mask = mask.index_select(0, rows)
+        t = h.shape[1]
+        if predicates.dim() == 1:
+            pred_mask = predicate_indicator(predicates, t)
+        elif predicates.shape == h.shape[:2]:
+            pred_mask = predicates.bool()  # an explicit m (e.g. multi-token predicates)
+        else:
+            raise ValueError(
+                f"predicates must be (R,) indices or an (R, T) mask, got {tuple(predicates.shape)}"
+            )
+        # W_m e(m) takes only two values: project the 2-row table once, then look rows up.
+        mask_table = self.mask_proj(self.mask_embed.weight)  # (2, d)
+        h = h + F.embedding(pred_mask.long(), mask_table)
+        return self.input_dropout(self.timing(h)), mask
+
+    def encode(
+        self,
+        tokvecs: torch.Tensor,
+        mask: torch.Tensor,
+        predicates: torch.Tensor,
+        rows: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Hidden states of the top attention sub-layer (or of the LAL), ``(R, T, d_top)``,
+        and the row mask ``(R, T)``. Arguments as in :meth:`forward`."""
+        h, mask = self.embed(tokvecs, mask, predicates, rows)
+        # A row without tokens would have no key to attend to (softmax over nothing = NaN); let it
+        # attend everywhere instead, its outputs are padding anyway.
+        key_mask = mask | ~mask.any(1, keepdim=True)
+        for layer in self.layers:
+            h = layer(h, mask, key_mask)
+        if self.top is not None:
+            h = self.top(h, key_mask)
+        return h, mask
+
+    def forward(
+        self,
+        tokvecs: torch.Tensor,
+        mask: torch.Tensor,
+        predicates: torch.Tensor,
+        rows: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Role logits ``(R, T, n_labels)`` (eq. 15 before the softmax).
+
+        Args:
+            tokvecs: float (N, T, d_in) token vectors.
+            mask: bool (N, T), True on real tokens (prefix masks).
+            predicates: long (R,) predicate token index per row (negative = none), or an
+                (R, T) 0/1 predicate mask m.
+            rows: long (R,) sentence index of each row. None: the N sentences are the rows
+                (R = N), i.e. already expanded. Otherwise sentences are gathered after the input
+                projection (cheaper than :func:`expand_predicates` + ``rows=None``, same result).
+
+        Logits at padded positions are meaningless; mask them (the row mask is
+        ``mask[rows]``).
+        """
+        h, _ = self.encode(tokvecs, mask, predicates, rows)
+        return self.output(h)
+
+    def loss(
+        self,
+        logits: torch.Tensor,
+        targets: torch.Tensor,
+        mask: torch.Tensor,
+        *,
+        reduction: str = "mean",
+    ) -> torch.Tensor:
+        """Label-smoothed cross-entropy (epsilon = ``config.label_smoothing``) over real tokens;
+        see :func:`label_smoothed_cross_entropy`. ``mask`` is the row mask (R, T)."""
+        return label_smoothed_cross_entropy(
+            logits, targets, mask, epsilon=self.config.label_smoothing, reduction=reduction
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# Predicate identification and sense disambiguation heads (not in the paper, which is given gold
+# predicates; the component needs them to run on raw text).
+
+
+class _MLP(nn.Module):
+    def __init__(self, d_in: int, d_hidden: int, d_out: int, dropout: float):
+        super().__init__()
+        self.hidden = nn.Linear(d_in, d_hidden)
+        self.dropout = nn.Dropout(dropout)
+        self.out = nn.Linear(d_hidden, d_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.dropout(F.relu(self.hidden(x))))
+
+
+class PredicateIdentifier(nn.Module):
+    """Per-token predicate classifier over the token vectors (no predicate mask).
+
+    ``n_classes = 2`` is binary (0 = not a predicate, 1 = predicate); more classes make it a small
+    tagger (e.g. verbal / nominal predicates). A one-hidden-layer MLP: the token vectors are
+    already contextual, so no further context layer.
+    """
+
+    def __init__(self, d_in: int, n_classes: int = 2, d_hidden: int = 128, dropout: float = 0.1):
+        super().__init__()
+        self.n_classes = n_classes
+        self.mlp = _MLP(d_in, d_hidden, n_classes, dropout)
+
+    def forward(self, tokvecs: torch.Tensor) -> torch.Tensor:
+        """``tokvecs`` (N, T, d_in) -> logits (N, T, n_classes)."""
+        return self.mlp(tokvecs)
+
+    def loss(
+        self,
+        logits: torch.Tensor,
+        targets: torch.Tensor,
+        mask: torch.Tensor,
+        *,
+        label_smoothing: float = 0.0,
+        reduction: str = "mean",
+    ) -> torch.Tensor:
+        """Cross-entropy over real tokens (``mask`` (N, T)); ``targets`` (N, T) long, -100 ignored."""
+        return label_smoothed_cross_entropy(
+            logits, targets, mask, epsilon=label_smoothing, reduction=reduction
+        )
+
+
+class SenseClassifier(nn.Module):
+    """Predicts the roleset sense suffix ("01", "02", ...) of each predicate.
+
+    Classes are sense ids seen in training (the component owns the suffix <-> id table and builds
+    "lemma.suffix"). Input: the predicate token's vector, gathered from the token vectors.
+    """
+
+    def __init__(self, d_in: int, n_senses: int, d_hidden: int = 128, dropout: float = 0.1):
+        super().__init__()
+        self.n_senses = n_senses
+        self.mlp = _MLP(d_in, d_hidden, n_senses, dropout)
+
+    def forward(self, tokvecs: torch.Tensor, rows: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """``tokvecs`` (N, T, d_in); ``rows``, ``positions`` (R,) as from :func:`predicate_rows`.
+        Returns logits (R, n_senses)."""
+        return self.mlp(gather_tokens(tokvecs, rows, positions))
+
+    def loss(
+        self,
+        logits: torch.Tensor,
+        targets: torch.Tensor,
+        *,
+        label_smoothing: float = 0.0,
+        reduction: str = "mean",
+    ) -> torch.Tensor:
+        """Cross-entropy, ``targets`` (R,) long; -100 (e.g. a sense unseen in training) ignored."""
+        return label_smoothed_cross_entropy(logits, targets, epsilon=label_smoothing, reduction=reduction)
