@@ -1,0 +1,107 @@
+"""``python -m spacy_lal convert FORMAT ...``: corpora -> ``.spacy`` (DocBin) files.
+
+    convert ewt --ud DIR --propbank DIR --output DIR
+    convert ptb INPUT... OUTPUT.spacy [--untagged]
+    convert conllu|conllx|conll12 INPUT... OUTPUT.spacy
+    convert conll05 PROPS OUTPUT.spacy --words WORDS [--synt SYNT]
+
+An INPUT directory stands for its files matching ``--pattern`` (recursively, sorted).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List
+
+# (default file pattern for directories, help) per single-file format
+_FORMATS: Dict[str, tuple] = {
+    "ptb": ("*.mrg", "PTB bracket files, one or many trees per file (traces removed)"),
+    "conllu": ("*.conllu", "CoNLL-U files"),
+    "conllx": ("*.conll", "CoNLL-X files (10 columns, no multi-word tokens)"),
+    "conll12": ("*_conll", "CoNLL-2012 *_conll files (trees and SRL frames)"),
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("convert", help="convert corpora to .spacy files", description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    formats = parser.add_subparsers(dest="format", metavar="FORMAT", required=True)
+
+    ewt = formats.add_parser("ewt", help="join UD_English-EWT and the PropBank EWT skeletons")
+    ewt.add_argument("--ud", type=Path, required=True, help="the UD_English-EWT directory")
+    ewt.add_argument("--propbank", type=Path, required=True, help="the propbank-release directory")
+    ewt.add_argument("--output", type=Path, required=True, help="directory for train/dev/test.spacy")
+    ewt.add_argument("--lang", default="en")
+    ewt.add_argument("-v", "--verbose", action="store_true", help="list skipped sentences and propositions")
+
+    for name, (pattern, help_text) in _FORMATS.items():
+        sub = formats.add_parser(name, help=help_text)
+        sub.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="files or directories")
+        sub.add_argument("output", type=Path, metavar="OUTPUT", help="the .spacy file to write")
+        sub.add_argument("--pattern", default=pattern, help=f"file pattern in directories (default {pattern})")
+        sub.add_argument("--lang", default="en")
+        if name == "ptb":
+            sub.add_argument("--untagged", action="store_true", help="bare words, no POS tags: (NP John Smith)")
+
+    c05 = formats.add_parser("conll05", help="CoNLL-2005 props with parallel words (and synt) files")
+    c05.add_argument("props", type=Path)
+    c05.add_argument("output", type=Path, metavar="OUTPUT")
+    c05.add_argument("--words", type=Path, required=True, help="the words file (one word per line)")
+    c05.add_argument("--synt", type=Path, help="POS tag and parse bit columns (e.g. synt.col2)")
+    c05.add_argument("--lang", default="en")
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    import spacy
+    from spacy.tokens import DocBin
+
+    import spacy_lal  # noqa: F401  (registers the extensions)
+    from spacy_lal import corpora
+    from spacy_lal.corpora.ewt import format_table
+
+    try:
+        if args.format == "ewt":
+            stats = corpora.convert_ewt(args.ud, args.propbank, args.output, lang=args.lang)
+            print(format_table(stats))
+            for split, s in stats.items():
+                for what, ids in (("UD documents missing from the split list", s.documents_not_in_list),
+                                  ("split-list documents missing from UD", s.documents_not_in_ud),
+                                  ("UD documents without a skeleton", s.documents_without_skeleton)):
+                    if ids:
+                        print(f"{split}: {len(ids)} {what}" + (": " + ", ".join(ids) if args.verbose else ""))
+                if args.verbose:
+                    for sent_id, reason in s.skipped_sentences:
+                        if reason != "no skeleton document":
+                            print(f"{split}: skipped sentence {sent_id}: {reason}")
+                    for sent_id, predicate, reason in s.skipped_propositions:
+                        print(f"{split}: skipped proposition {sent_id} #{predicate}: {reason}")
+            return 0
+        vocab = spacy.blank(args.lang).vocab
+        readers: Dict[str, Callable[[Path], Iterator]] = {
+            "ptb": lambda p: corpora.read_ptb(p, vocab, tagged=not args.untagged),
+            "conllu": lambda p: corpora.read_conllu(p, vocab),
+            "conllx": lambda p: corpora.read_conllx(p, vocab),
+            "conll12": lambda p: corpora.read_conll12(p, vocab),
+            "conll05": lambda p: corpora.read_conll05(p, vocab, words=args.words, synt=args.synt),
+        }
+        inputs = [args.props] if args.format == "conll05" else _expand(args.inputs, args.pattern)
+        docbin = DocBin(store_user_data=True)
+        for path in inputs:
+            for doc in readers[args.format](path):
+                docbin.add(doc)
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        docbin.to_disk(args.output)
+        print(f"{args.output}: {len(docbin)} docs from {len(inputs)} file(s)")
+        return 0
+    except (ValueError, OSError) as err:  # format errors name the file and line
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+
+
+def _expand(inputs: List[Path], pattern: str) -> List[Path]:
+    files: List[Path] = []
+    for path in inputs:
+        files.extend(sorted(p for p in path.rglob(pattern) if p.is_file()) if path.is_dir() else [path])
+    return files

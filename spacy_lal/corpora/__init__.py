@@ -1,0 +1,29 @@
+"""Corpus readers and writers: PTB brackets, CoNLL-U/CoNLL-X, CoNLL-2005/2012 SRL columns, the
+UD EWT + PropBank join, and exports for the official scorers.
+
+Every reader takes a path and a ``Vocab`` (or ``nlp``) and yields one ``Doc`` per sentence, with
+trees and frames stored through :mod:`spacy_lal.extensions`. Malformed input raises a ValueError
+naming the file, the 1-based line and what was expected (:class:`CorpusFormatError`, or
+:class:`spacy_lal.tree.TreeFormatError` for bracketed trees).
+"""
+from ._common import CorpusFormatError
+from .conll05 import read_conll05, read_conll12
+from .conllu import read_conllu, read_conllx
+from .ewt import JoinStats, convert_ewt, join_ewt_split
+from .export import write_conll05, write_conllu, write_ptb
+from .ptb import read_ptb
+
+__all__ = [
+    "CorpusFormatError",
+    "JoinStats",
+    "convert_ewt",
+    "join_ewt_split",
+    "read_conll05",
+    "read_conll12",
+    "read_conllu",
+    "read_conllx",
+    "read_ptb",
+    "write_conll05",
+    "write_conllu",
+    "write_ptb",
+]

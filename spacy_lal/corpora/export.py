@@ -1,0 +1,186 @@
+"""Write Docs (gold or predicted) in the formats of the official scorers.
+
+- :func:`write_ptb`: one tree per line for EVALB, from the stored trees (``sent._.parse_string``);
+  words escaped, no TOP wrapper.
+- :func:`write_conllu`: CoNLL-U for the CoNLL 2018 UD scorer. Word-level: a Doc holds words, so
+  multi-word token lines cannot be restored (see :mod:`.conllu`); DEPS is ``_``; MISC holds only
+  ``SpaceAfter=No``.
+- :func:`write_conll05`: CoNLL-2005 props for ``srl-eval.pl``.
+
+All writers go sentence by sentence (``doc.sents`` when the Doc has sentence boundaries, else
+the whole Doc) and never drop one: gold and predicted files must stay aligned line for line, so a
+sentence lacking the annotation is written in a neutral form and counted in a warning.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
+
+from spacy.tokens import Doc, Span
+
+from ..extensions import NotAConstituentError
+from ..tree import UNTAGGED, Tree
+from ._common import PathLike
+
+__all__ = ["FORMATS", "bio_to_cells", "sentences", "write_conll05", "write_conllu", "write_ptb"]
+
+FORMATS = ("ptb", "conllu", "conll05")
+_WHITESPACE = re.compile(r"\s")
+
+
+def sentences(doc: Doc) -> Iterator[Span]:
+    """The sentences of a Doc; the whole Doc (if not empty) when it has no boundaries."""
+    if doc.has_annotation("SENT_START") or doc.has_annotation("DEP"):
+        yield from doc.sents
+    elif len(doc):
+        yield doc[:]
+
+
+def write_ptb(docs: Iterable[Doc], path: PathLike) -> int:
+    """Write one bracketed tree per sentence; returns the number of sentences.
+
+    A sentence without a stored tree is written flat, ``(S (TAG word) ...)``, so that the file
+    stays aligned with the gold file (EVALB compares line by line), and counted in a warning.
+    """
+    n = missing = 0
+    with _open_out(path) as f:
+        for doc in docs:
+            for sent in sentences(doc):
+                try:
+                    line = sent._.parse_string
+                except NotAConstituentError:
+                    missing += 1
+                    leaves = [
+                        Tree(token.tag_ or UNTAGGED, word=_WHITESPACE.sub("_", token.text)) for token in sent
+                    ]
+                    line = Tree("S", leaves).to_string()
+                f.write(line + "\n")
+                n += 1
+    if missing:
+        warnings.warn(f"{path}: {missing} of {n} sentences had no tree and were written flat")
+    return n
+
+
+def write_conllu(docs: Iterable[Doc], path: PathLike) -> int:
+    """Write the Docs as CoNLL-U sentences; returns the number of sentences.
+
+    ``# newdoc id`` / ``# sent_id`` come from ``doc.user_data`` (``doc_id``, ``sent_id``; a Doc
+    of several sentences numbers them ``<sent_id>-<k>``); without them sentences are numbered.
+    Empty annotation is written ``_``; a Doc without dependency annotation gets ``_`` heads (and
+    a warning: the UD scorer needs heads).
+    """
+    n = no_deps = 0
+    doc_id = None
+    with _open_out(path) as f:
+        for doc in docs:
+            if doc.user_data.get("doc_id") not in (None, doc_id):
+                doc_id = doc.user_data["doc_id"]
+                f.write(f"# newdoc id = {doc_id}\n")
+            has_deps = doc.has_annotation("DEP")
+            sents = list(sentences(doc))
+            for k, sent in enumerate(sents):
+                n += 1
+                sent_id = doc.user_data.get("sent_id")
+                if sent_id is None:
+                    sent_id = str(n)
+                elif len(sents) > 1:
+                    sent_id = f"{sent_id}-{k + 1}"
+                f.write(f"# sent_id = {sent_id}\n# text = {_one_line(sent.text.strip())}\n")
+                no_deps += not has_deps
+                for token in sent:
+                    if not has_deps:
+                        head, dep = "_", "_"
+                    else:
+                        head = "0" if token.head.i == token.i else str(token.head.i - sent.start + 1)
+                        dep = token.dep_ or "_"
+                    misc = "_" if token.whitespace_ else "SpaceAfter=No"
+                    cols = [
+                        str(token.i - sent.start + 1),
+                        _field(token.text),
+                        _field(token.lemma_),
+                        token.pos_ or "_",
+                        _field(token.tag_),
+                        str(token.morph) or "_",
+                        head,
+                        dep,
+                        "_",
+                        misc,
+                    ]
+                    f.write("\t".join(cols) + "\n")
+                f.write("\n")
+    if no_deps:
+        warnings.warn(f"{path}: {no_deps} of {n} sentences had no dependency annotation (HEAD '_')")
+    return n
+
+
+def write_conll05(docs: Iterable[Doc], path: PathLike, *, words: Optional[PathLike] = None) -> int:
+    """Write CoNLL-2005 props (and, with ``words``, the parallel words file); returns sentences.
+
+    The first column holds the predicate's *word form*, not its lemma: ``srl-eval.pl`` counts a
+    predicted proposition whose first-column string differs from the gold one as entirely
+    wrong, and a value that depends only on the words is the same in gold and predicted exports
+    (predicted Docs may have other lemmas, or none). Then one column per frame, in predicate
+    order, with the frame's brackets: the V, ``C-``/``R-`` roles as stored.
+    """
+    n = 0
+    with _open_out(path) as f, (_open_out(words) if words is not None else _Null()) as w:
+        for doc in docs:
+            frames = doc._.srl
+            for sent in sentences(doc):
+                n += 1
+                own = [fr for fr in frames if sent.start <= fr.predicate.i < sent.end]
+                columns = [bio_to_cells(fr.to_bio()) for fr in own]
+                targets = {fr.predicate.i - sent.start: fr.predicate.text for fr in own}
+                for i, token in enumerate(sent):
+                    target = _WHITESPACE.sub("_", targets[i]) if i in targets else "-"
+                    f.write("\t".join([target, *(col[i] for col in columns)]) + "\n")
+                    w.write(_WHITESPACE.sub("_", token.text) + "\n")
+                f.write("\n")
+                w.write("\n")
+    return n
+
+
+def bio_to_cells(tags: Sequence[str]) -> List[str]:
+    """BIO tags of one frame -> start-end bracket cells (``B-ARG0 I-ARG0`` -> ``(ARG0*``, ``*)``)."""
+    spans: List[Tuple[int, int, str]] = []
+    for i, tag in enumerate(tags):
+        if tag.startswith("B-"):
+            spans.append((i, i + 1, tag[2:]))
+        elif tag.startswith("I-") and spans and spans[-1][1] == i and spans[-1][2] == tag[2:]:
+            spans[-1] = (spans[-1][0], i + 1, spans[-1][2])
+        elif tag != "O":
+            raise ValueError(f"bad BIO tag {tag!r} at position {i}")
+    cells = ["*"] * len(tags)
+    for start, end, label in spans:
+        cells[start] = f"({label}" + cells[start]
+        cells[end - 1] = cells[end - 1] + ")"
+    return cells
+
+
+def _field(text: str) -> str:
+    # CoNLL-U fields may contain spaces but no tabs or newlines; empty means "_".
+    return text.replace("\t", " ").replace("\n", " ") if text else "_"
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\n", " ")
+
+
+def _open_out(path: PathLike) -> TextIO:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return open(path, "w", encoding="utf8", newline="\n")
+
+
+class _Null:
+    """A writer that discards, for the optional words file."""
+
+    def __enter__(self) -> "_Null":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def write(self, text: str) -> int:
+        return len(text)

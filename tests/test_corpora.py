@@ -1,0 +1,323 @@
+"""Corpus readers, the EWT join and the exports (spacy_lal.corpora, cli convert/export)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+
+import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal.__main__ import main as cli
+from spacy_lal.corpora import (
+    CorpusFormatError,
+    join_ewt_split,
+    read_conll05,
+    read_conll12,
+    read_conllu,
+    read_conllx,
+    read_ptb,
+    write_conll05,
+    write_conllu,
+    write_ptb,
+)
+from spacy_lal.corpora.ewt import SPLITS, align_sentences, format_table
+from spacy_lal.srl import FrameData
+from spacy_lal.tree import TreeFormatError
+
+DATA = Path(__file__).parent / "data" / "corpora"
+EWT = DATA / "ewt"
+ASSETS = Path(__file__).parents[1] / ".." / "shared" / "assets"
+
+
+@pytest.fixture(scope="module")
+def vocab():
+    return spacy.blank("en").vocab
+
+
+def frames(doc: Doc) -> List[FrameData]:
+    return [FrameData(f.predicate.i, f.sense, tuple((a.start, a.end, a.label_) for a in f.arguments)) for f in doc._.srl]
+
+
+def trees(doc: Doc) -> List[str]:
+    return [tree.to_string() for tree in doc._.trees]
+
+
+def annotation(doc: Doc) -> tuple:
+    return (
+        [(t.text, t.whitespace_, t.lemma_, t.pos_, t.tag_, str(t.morph), t.head.i, t.dep_, t.is_sent_start) for t in doc],
+        trees(doc),
+        frames(doc),
+    )
+
+
+# -- CoNLL-U / CoNLL-X -----------------------------------------------------------------------
+
+
+def test_conllu_words_spaces_and_annotation(vocab):
+    docs = list(read_conllu(DATA / "sample.conllu", vocab))
+    assert len(docs) == 4
+    doc = docs[0]
+    assert [t.text for t in doc] == ["I", "do", "n't", "like", "it", "."]
+    # Inside "don't" no space; its last word takes the range's SpaceAfter; "it" has SpaceAfter=No.
+    assert [t.whitespace_ for t in doc] == [" ", "", " ", " ", "", " "]
+    assert doc.text == "I don't like it. "
+    assert [t.lemma_ for t in doc] == ["I", "do", "not", "like", "it", "."]
+    assert [t.pos_ for t in doc] == ["PRON", "AUX", "PART", "VERB", "PRON", "PUNCT"]
+    assert [t.tag_ for t in doc] == ["PRP", "VBP", "RB", "VB", "PRP", "."]
+    assert str(doc[0].morph) == "Case=Nom|Number=Sing|Person=1|PronType=Prs"
+    assert [t.head.i for t in doc] == [3, 3, 3, 3, 3, 3]
+    assert [t.dep_ for t in doc] == ["nsubj", "aux", "advmod", "root", "obj", "punct"]
+    assert [t.is_sent_start for t in doc] == [True] + [False] * 5
+    assert doc.user_data["sent_id"] == "email-test01-0001"
+    assert doc.user_data["doc_id"] == "email-test01"
+    # The range line's SpaceAfter=No goes to the last word of "cannot"; the empty node is no word.
+    doc = docs[1]
+    assert [t.text for t in doc] == ["We", "can", "not", "."]
+    assert doc.text == "We cannot. "
+    assert docs[3].user_data["doc_id"] == "email-test02"
+
+
+def test_conllx(vocab):
+    (doc,) = read_conllx(DATA / "sample.conllx", vocab)
+    assert [t.text for t in doc] == ["The", "cat", "sleeps"]
+    assert doc.text == "The cat sleeps "
+    assert [t.tag_ for t in doc] == ["DT", "NN", "VBZ"]
+    assert [t.pos_ for t in doc] == ["", "", ""]  # CPOSTAG "DT" is not a UD tag
+    assert [str(t.morph) for t in doc] == ["", "", ""]  # free-form CoNLL-X features
+    assert [t.head.i for t in doc] == [1, 2, 2]
+    assert [t.dep_ for t in doc] == ["NMOD", "SBJ", "ROOT"]
+
+
+def test_conllx_rejects_multiword_tokens(tmp_path, vocab):
+    path = tmp_path / "mwt.conll"
+    path.write_text((DATA / "sample.conllu").read_text(encoding="utf8"), encoding="utf8")
+    with pytest.raises(CorpusFormatError, match=r"mwt.conll, line 5: expected an integer word id"):
+        list(read_conllx(path, vocab))
+
+
+def test_conllu_error_names_file_line_and_expectation(vocab):
+    with pytest.raises(CorpusFormatError) as info:
+        list(read_conllu(DATA / "bad.conllu", vocab))
+    assert str(info.value).endswith("bad.conllu, line 3: expected 10 tab-separated columns, got 7")
+    assert info.value.line_no == 3
+
+
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        ("2\tx\tx\tNOUN\tNN\t_\t9\tobj\t_\t_", "expected HEAD to be a word id 0..2"),
+        ("3\tx\tx\tNOUN\tNN\t_\t1\tobj\t_\t_", "expected word id 2, got '3'"),
+        ("2\tx\tx\tNN\tNN\t_\t1\tobj\t_\t_", "expected a UD UPOS tag"),
+        ("2\tx\tx\tNOUN\tNN\tsg\t1\tobj\t_\t_", "expected FEATS as Name=Value pairs"),
+    ],
+)
+def test_conllu_bad_values(tmp_path, vocab, line, expected):
+    path = tmp_path / "bad.conllu"
+    path.write_text("1\tI\tI\tPRON\tPRP\t_\t0\troot\t_\t_\n" + line + "\n", encoding="utf8")
+    with pytest.raises(CorpusFormatError, match=rf"bad.conllu, line 2: {expected}"):
+        list(read_conllu(path, vocab))
+
+
+def test_conllu_round_trip(tmp_path, vocab):
+    docs = list(read_conllu(DATA / "sample.conllu", vocab))
+    assert write_conllu(docs, tmp_path / "out.conllu") == 4
+    again = list(read_conllu(tmp_path / "out.conllu", vocab))
+    assert [annotation(d) for d in again] == [annotation(d) for d in docs]
+    assert [d.user_data for d in again] == [d.user_data for d in docs]
+    text = (tmp_path / "out.conllu").read_text(encoding="utf8")
+    assert "4\tlike\tlike\tVERB\tVB\tVerbForm=Inf\t0\troot\t_\t_\n" in text
+    assert "3\tnot\tnot\tPART\tRB\t_\t2\tadvmod\t_\tSpaceAfter=No\n" in text
+
+
+# -- PTB -------------------------------------------------------------------------------------
+
+
+def test_ptb_traces_and_several_trees(vocab):
+    docs = list(read_ptb(DATA / "trees.mrg", vocab))
+    assert len(docs) == 2
+    assert [t.text for t in docs[0]] == ["The", "cat", "was", "seen", "."]
+    assert [t.tag_ for t in docs[0]] == ["DT", "NN", "VBD", "VBN", "."]
+    assert trees(docs[0]) == ["(S (NP (DT The) (NN cat)) (VP (VBD was) (VP (VBN seen))) (. .))"]
+    assert [t.text for t in docs[1]] == ["He", "left", "(", "home", ")", "."]
+    assert docs[1].text == "He left ( home ) . "
+    assert trees(docs[1]) == ["(S (NP (PRP He)) (VP (VBD left) (-LRB- -LRB-) (NP (NN home)) (-RRB- -RRB-)) (. .))"]
+
+
+def test_ptb_untagged(vocab):
+    (doc,) = read_ptb(DATA / "untagged.mrg", vocab, tagged=False)
+    assert [t.text for t in doc] == ["John", "Smith", "sleeps"]
+    assert [t.tag_ for t in doc] == ["", "", ""]
+    assert trees(doc) == ["(S (NP (XX John) (XX Smith)) (VP (XX sleeps)))"]
+
+
+def test_ptb_error(vocab):
+    with pytest.raises(TreeFormatError, match=r"bad.mrg, line 3: expected '\)'"):
+        list(read_ptb(DATA / "bad.mrg", vocab))
+
+
+def test_ptb_round_trip(tmp_path, vocab):
+    docs = list(read_ptb(DATA / "trees.mrg", vocab))
+    assert write_ptb(docs, tmp_path / "out.mrg") == 2
+    again = list(read_ptb(tmp_path / "out.mrg", vocab))
+    assert [annotation(d) for d in again] == [annotation(d) for d in docs]
+
+
+def test_ptb_export_keeps_alignment_without_tree(tmp_path, vocab):
+    doc = Doc(vocab, words=["Hi", "!"], tags=["UH", "."])
+    with pytest.warns(UserWarning, match="1 of 1 sentences had no tree"):
+        write_ptb([doc], tmp_path / "flat.mrg")
+    assert (tmp_path / "flat.mrg").read_text() == "(S (UH Hi) (. !))\n"
+
+
+# -- CoNLL-2005 / CoNLL-2012 -----------------------------------------------------------------
+
+
+def test_conll05(vocab):
+    docs = list(read_conll05(DATA / "sample.props", vocab, words=DATA / "sample.words", synt=DATA / "sample.synt"))
+    assert [[t.text for t in d] for d in docs] == [["He", "picked", "it", "up", "."], ["Mary", "sat", "."]]
+    assert [t.tag_ for t in docs[0]] == ["PRP", "VBD", "PRP", "RP", "."]
+    assert trees(docs[0]) == ["(S (NP (PRP He)) (VP (VBD picked) (NP (PRP it)) (PRT (RP up))) (. .))"]
+    assert frames(docs[0]) == [FrameData(1, None, ((0, 1, "A0"), (2, 3, "A1"), (3, 4, "C-V")))]
+    assert frames(docs[1]) == [FrameData(1, None, ((0, 1, "A0"),))]
+    assert str(docs[0]._.srl[0]) == "[A0 He] [V picked] [A1 it] [C-V up] ."
+
+
+def test_conll05_without_synt(vocab):
+    docs = list(read_conll05(DATA / "sample.props", vocab, words=DATA / "sample.words"))
+    assert trees(docs[0]) == [] and docs[0][0].tag_ == ""
+    assert frames(docs[1]) == [FrameData(1, None, ((0, 1, "A0"),))]
+
+
+def test_conll05_error(vocab):
+    with pytest.raises(CorpusFormatError, match=r"bad.props, line 5: expected '\)' to close '\(V' opened on line 2"):
+        list(read_conll05(DATA / "bad.props", vocab, words=DATA / "sample.words"))
+
+
+def test_conll05_round_trip(tmp_path, vocab):
+    docs = list(read_conll05(DATA / "sample.props", vocab, words=DATA / "sample.words", synt=DATA / "sample.synt"))
+    write_conll05(docs, tmp_path / "out.props", words=tmp_path / "out.words")
+    assert (tmp_path / "out.props").read_text().split("\n")[:5] == ["-\t(A0*)", "picked\t(V*)", "-\t(A1*)", "-\t(C-V*)", "-\t*"]
+    again = list(read_conll05(tmp_path / "out.props", vocab, words=tmp_path / "out.words"))
+    assert [frames(d) for d in again] == [frames(d) for d in docs]
+    assert [d.text for d in again] == [d.text for d in docs]
+
+
+def test_conll12(vocab):
+    docs = list(read_conll12(DATA / "sample.gold_conll", vocab))
+    assert len(docs) == 2
+    assert [t.text for t in docs[0]] == ["They", "bought", "(", "books", ")", "."]
+    assert trees(docs[0]) == ["(S (NP (PRP They)) (VP (VBD bought) (-LRB- -LRB-) (NP (NNS books)) (-RRB- -RRB-)) (. .))"]
+    assert frames(docs[0]) == [FrameData(1, "buy.01", ((0, 1, "ARG0"), (3, 4, "ARG1")))]
+    assert trees(docs[1]) == ["(INTJ (UH Yes) (. .))"] and frames(docs[1]) == []
+    assert (docs[1].user_data["doc_id"], docs[1].user_data["sent_id"]) == ("bc/test/00/test_0001", "bc/test/00/test_0001-0-1")
+
+
+def test_conll12_error(vocab):
+    with pytest.raises(CorpusFormatError, match=r"bad.gold_conll, line 1: expected a bracket cell like"):
+        list(read_conll12(DATA / "bad.gold_conll", vocab))
+
+
+# -- EWT join --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ewt_dev(vocab):
+    return join_ewt_split(EWT / "ud" / "en_ewt-ud-dev.conllu", EWT / "propbank", "dev", vocab)
+
+
+def test_ewt_join_content(ewt_dev):
+    docs, stats = ewt_dev
+    assert [d.user_data["sent_id"] for d in docs] == ["email-test01-0001", "email-test01-0003"]
+    doc = docs[0]
+    assert [t.text for t in doc] == ["I", "do", "n't", "like", "it", "."]
+    assert doc.text == "I don't like it. "
+    assert [t.lemma_ for t in doc][2] == "not" and doc[3].dep_ == "root" and doc[0].head.i == 3
+    assert trees(doc) == ["(S (NP (PRP I)) (VP (VBP do) (RB n't) (VP (VB like) (NP (PRP it)))) (. .))"]
+    assert frames(doc) == [FrameData(3, "like.01", ((0, 1, "ARG0"), (2, 3, "ARGM-NEG"), (4, 5, "ARG1")))]
+    doc = docs[1]
+    assert [t.tag_ for t in doc] == ["NNP", ",", "WP", "VBD", ",", "VBD", "PRP", "."]
+    assert trees(doc) == [
+        "(S (NP (NP (NNP Mary)) (, ,) (SBAR (WHNP (WP who)) (S (VP (VBD left)))) (, ,)) "
+        "(VP (VBD said) (NP (PRP it))) (. .))"
+    ]
+    assert frames(doc) == [
+        FrameData(3, "leave.01", ((0, 1, "ARG0"), (2, 3, "R-ARG0"))),
+        FrameData(5, "say.01", ((0, 1, "ARG0"), (2, 4, "C-ARG0"), (6, 7, "ARG1"))),
+    ]
+
+
+def test_ewt_join_counts(ewt_dev):
+    _, stats = ewt_dev
+    assert (stats.sentences, stats.kept, stats.skipped_mismatch, stats.skipped_no_skeleton) == (4, 2, 1, 1)
+    assert (stats.tokens, stats.trees, stats.propositions) == (14, 2, 3)
+    assert stats.documents_without_skeleton == ["email-test02"]
+    assert stats.documents_not_in_list == ["email-test02"]
+    assert stats.documents_not_in_ud == ["email-test03"]
+    assert stats.skipped_sentences[0] == ("email-test01-0002", "token count mismatch")
+    assert "skip:tokens" in format_table({"dev": stats})
+
+
+def test_align_sentences_resynchronizes():
+    class S:
+        def __init__(self, n):
+            self.tags = ["X"] * n
+
+        def __len__(self):
+            return len(self.tags)
+
+    ud = [S(n) for n in (5, 13, 8, 5, 13)]
+    skeleton = [S(n) for n in (5, 21, 5, 13, 2)]  # UD split the skeleton's second sentence
+    assert align_sentences(ud, skeleton) == [(0, 0), (3, 2), (4, 3)]
+
+
+def test_ewt_cli_and_exports(tmp_path):
+    ud = tmp_path / "ud"
+    ud.mkdir()
+    for split in SPLITS:
+        (ud / f"en_ewt-ud-{split}.conllu").write_bytes((EWT / "ud" / "en_ewt-ud-dev.conllu").read_bytes())
+    out = tmp_path / "corpus"
+    assert cli(["convert", "ewt", "--ud", str(ud), "--propbank", str(EWT / "propbank"), "--output", str(out)]) == 0
+    vocab = spacy.blank("en").vocab
+    docs = list(DocBin().from_disk(out / "dev.spacy").get_docs(vocab))
+    assert [d.user_data["sent_id"] for d in docs] == ["email-test01-0001", "email-test01-0003"]
+    assert len(frames(docs[1])) == 2 and len(trees(docs[1])) == 1
+    for fmt in ("ptb", "conllu", "conll05"):
+        assert cli(["export", str(out / "dev.spacy"), "--format", fmt, str(tmp_path / f"dev.{fmt}"),
+                    *(["--words", str(tmp_path / "dev.words")] if fmt == "conll05" else [])]) == 0
+    assert [trees(d) for d in read_ptb(tmp_path / "dev.ptb", vocab)] == [trees(d) for d in docs]
+    back = list(read_conllu(tmp_path / "dev.conllu", vocab))
+    strip = lambda d: [row[:3] + row[4:] for row in annotation(d)[0]]  # noqa: E731
+    assert [strip(d) for d in back] == [strip(d) for d in docs]
+    back = list(read_conll05(tmp_path / "dev.conll05", vocab, words=tmp_path / "dev.words"))
+    assert [[(f.predicate, f.arguments) for f in frames(d)] for d in back] == [
+        [(f.predicate, f.arguments) for f in frames(d)] for d in docs
+    ]
+
+
+def test_convert_cli_reports_format_errors(tmp_path, capsys):
+    assert cli(["convert", "conllu", str(DATA / "bad.conllu"), str(tmp_path / "x.spacy")]) == 1
+    assert "bad.conllu, line 3: expected 10 tab-separated columns, got 7" in capsys.readouterr().err
+
+
+def test_convert_cli_directory(tmp_path):
+    assert cli(["convert", "ptb", str(DATA), str(tmp_path / "t.spacy"), "--pattern", "trees.mrg"]) == 0
+    assert len(DocBin().from_disk(tmp_path / "t.spacy")) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (ASSETS / "UD_English-EWT").exists(), reason="needs ../shared/assets")
+def test_real_ewt_join(vocab):
+    total = skipped = 0
+    for split in SPLITS:
+        docs, stats = join_ewt_split(
+            ASSETS / "UD_English-EWT" / f"en_ewt-ud-{split}.conllu", ASSETS / "propbank-release", split, vocab
+        )
+        assert stats.documents_not_in_list == [] and stats.documents_not_in_ud == []
+        # Sentences that could not be joined (as opposed to documents PropBank lacks).
+        assert stats.skipped_mismatch / stats.sentences < 0.005
+        assert len(docs) == stats.kept == stats.trees
+        total += stats.sentences
+        skipped += stats.skipped
+    assert skipped / total < 0.005
