@@ -1,2 +1,7 @@
 """Label-attention constituency, dependency and semantic role parsing for spaCy."""
+
+from .extensions import register_extensions
+
 __version__ = "0.1.0.dev0"
+
+register_extensions()

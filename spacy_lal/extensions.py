@@ -1,0 +1,315 @@
+"""Storage of trees and SRL frames on a Doc, and the benepar-style ``._`` API over it.
+
+Everything is stored in token-level extension values (plain lists, dicts and strings), which
+spaCy keeps in ``doc.user_data`` under the token's character offset, so annotations survive DocBin
+(store_user_data=True), ``to_bytes``/``from_bytes``, pickling, ``Doc.from_docs`` (which shifts
+those offsets) and ``nlp.pipe(n_process=...)``:
+
+- ``token._.lal_tree`` on the first token of a parsed sentence:
+  ``{"n": number of tokens, "spans": [[start, end, [labels...]], ...]}``, offsets relative to that
+  token, pre-order, root span included. The tree covers the ``n`` tokens from that token, whatever
+  ``doc.sents`` says later. Stored values are never modified in place, only replaced.
+- ``token._.lal_frame`` on a predicate: ``{"sense": str | None, "args": [[start - p, end - p,
+  label], ...]}``, offsets relative to the predicate ``p``.
+
+Read-only attributes (registered by :func:`register_extensions` on ``import spacy_lal``):
+``doc._.trees``, ``doc._.tree``, ``doc._.srl``; ``span._.labels``, ``span._.parse_string``,
+``span._.children``, ``span._.parent``, ``span._.constituents``; ``token._.labels``,
+``token._.parse_string``, ``token._.parent`` (those of the token's one-token span). The span and
+token attributes raise :class:`NotAConstituentError` for a span that is not a constituent of a
+stored tree; a constituent lies within one parsed sentence, so for a doc of several sentences
+``doc[:]`` is not one (use ``doc.sents``, or ``doc._.tree`` for one tree over all of them). POS
+tags come from ``token.tag_``; an empty tag reads as :data:`spacy_lal.tree.UNTAGGED`. Words are
+the tokens' texts, with whitespace (spaCy's whitespace tokens) written as "_", which brackets can
+hold.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
+
+from spacy.tokens import Doc, Span, Token
+
+from .srl import Frame, FrameData, check_frame
+from .tree import UNTAGGED, LabelledSpan, Tree, check_spans
+
+T = TypeVar("T")
+_WHITESPACE = re.compile(r"\s")
+
+TREE_ATTR = "lal_tree"
+FRAME_ATTR = "lal_frame"
+
+
+class NotAConstituentError(ValueError):
+    """A span (or token) is not a constituent of a stored tree, or no tree covers it."""
+
+
+# -- setting ---------------------------------------------------------------------------------
+
+
+def set_tree(sent: Span, spans: Iterable[Tuple[int, int, Sequence[str]]], root_label: str = "S") -> None:
+    """Store the tree of ``sent`` given by labelled spans relative to ``sent`` (as
+    :meth:`Tree.to_spans` gives them; a root labelled ``root_label`` is added if missing).
+
+    Any stored tree overlapping ``sent`` is removed first, so a parser that sets the tree of every
+    sentence also removes the trees of sentences that have since been split or merged. Raises
+    ValueError for spans outside ``sent``, crossing spans or bad labels.
+    """
+    canonical = check_spans(len(sent), spans, root_label)
+    doc = sent.doc
+    previous = _tree_before(doc, sent.start)
+    if previous is not None and previous[0] + previous[1]["n"] > sent.start:
+        doc[previous[0]]._.set(TREE_ATTR, None)
+    for token in sent:
+        if token._.get(TREE_ATTR) is not None:
+            token._.set(TREE_ATTR, None)
+    value = {"n": len(sent), "spans": [[start, end, list(labels)] for start, end, labels in canonical]}
+    sent[0]._.set(TREE_ATTR, value)
+
+
+def clear_trees(doc: Doc) -> None:
+    """Remove every stored tree of ``doc``."""
+    _clear(doc, TREE_ATTR)
+
+
+def set_frames(doc: Doc, frames: Iterable[FrameData]) -> None:
+    """Replace the frames stored on ``doc`` with ``frames`` (at most one per predicate token).
+
+    Each frame is validated with :func:`spacy_lal.srl.check_frame`; raises ValueError.
+    """
+    values: Dict[int, dict] = {}
+    for frame in frames:
+        frame = check_frame(doc, frame)
+        p = frame.predicate
+        if p in values:
+            raise ValueError(f"two frames for predicate {p} ({doc[p].text!r})")
+        args = [[start - p, end - p, label] for start, end, label in frame.arguments]
+        values[p] = {"sense": frame.sense, "args": args}
+    clear_frames(doc)
+    for p, value in values.items():
+        doc[p]._.set(FRAME_ATTR, value)
+
+
+def clear_frames(doc: Doc) -> None:
+    """Remove every stored frame of ``doc``."""
+    _clear(doc, FRAME_ATTR)
+
+
+# -- registration ----------------------------------------------------------------------------
+
+
+def register_extensions() -> None:
+    """Register the ``._`` attributes; safe to call again (``force=True``: replaces benepar's)."""
+    for attr in (TREE_ATTR, FRAME_ATTR):
+        Token.set_extension(attr, default=None, force=True)
+    Doc.set_extension("trees", getter=_get_trees, force=True)
+    Doc.set_extension("tree", getter=_get_tree, force=True)
+    Doc.set_extension("srl", getter=_get_frames, force=True)
+    Span.set_extension("labels", getter=_get_labels, force=True)
+    Span.set_extension("parse_string", getter=_get_parse_string, force=True)
+    Span.set_extension("children", getter=_get_children, force=True)
+    Span.set_extension("parent", getter=_get_parent, force=True)
+    Span.set_extension("constituents", getter=_get_constituents, force=True)
+    for name, getter in (
+        ("labels", _get_labels),
+        ("parse_string", _get_parse_string),
+        ("parent", _get_parent),
+    ):
+        Token.set_extension(name, getter=_on_token_span(getter), force=True)
+
+
+# -- getters -------------------------------------------------------------------------------
+
+
+def _get_trees(doc: Doc) -> List[Tree]:
+    """``doc._.trees``: the stored trees, one per parsed sentence, in order."""
+    return [region.tree() for region in _regions(doc)]
+
+
+def _get_tree(doc: Doc) -> Optional[Tree]:
+    """``doc._.tree``: the tree of a one-sentence doc; for several parsed sentences a root labelled
+    "TOP" over their trees (sentences without a tree are left out); None if nothing is parsed."""
+    trees = _get_trees(doc)
+    if not trees:
+        return None
+    return trees[0] if len(trees) == 1 else Tree("TOP", trees)
+
+
+def _get_frames(doc: Doc) -> List[Frame]:
+    """``doc._.srl``: the stored frames in predicate order."""
+    frames = []
+    for token in doc:
+        value = token._.get(FRAME_ATTR)
+        if value is not None:
+            p = token.i
+            arguments = tuple((p + start, p + end, label) for start, end, label in value["args"])
+            frames.append(Frame(doc, FrameData(p, value["sense"], arguments)))
+    return frames
+
+
+def _get_labels(span: Span) -> Tuple[str, ...]:
+    """``span._.labels``: labels of the constituent, outermost first; () for a single token that
+    is only a preterminal."""
+    return _Region.of(span).labels(span.start, span.end)
+
+
+def _get_parse_string(span: Span) -> str:
+    """``span._.parse_string``: PTB bracketing of the constituent (words escaped, tags from
+    ``token.tag_``)."""
+    return _Region.of(span).subtree(span.start, span.end).to_string()
+
+
+def _get_children(span: Span) -> List[Span]:
+    """``span._.children``: the child constituents, single-token preterminals included; [] for a
+    single token."""
+    region = _Region.of_constituent(span)
+    return [span.doc[start:end] for start, end in region.children(span.start, span.end)]
+
+
+def _get_parent(span: Span) -> Optional[Span]:
+    """``span._.parent``: the smallest constituent strictly containing the span; None at the root."""
+    region = _Region.of_constituent(span)
+    ancestors = [
+        (end - start, start, end)
+        for start, end, _ in region.spans
+        if start <= span.start and span.end <= end and (start, end) != (span.start, span.end)
+    ]
+    if not ancestors:
+        return None
+    _, start, end = min(ancestors)
+    return span.doc[start:end]
+
+
+def _get_constituents(span: Span) -> List[Span]:
+    """``span._.constituents``: every constituent within the span, itself first, in pre-order;
+    single-token preterminals included."""
+    region = _Region.of_constituent(span)
+    inside = {(start, end) for start, end, _ in region.spans if span.start <= start and end <= span.end}
+    inside.update((i, i + 1) for i in range(span.start, span.end))
+    # Sorting nested spans by (start, longest first) gives pre-order.
+    return [span.doc[start:end] for start, end in sorted(inside, key=lambda s: (s[0], -s[1]))]
+
+
+# -- internals -------------------------------------------------------------------------------
+
+
+def _on_token_span(getter: Callable[[Span], T]) -> Callable[[Token], T]:
+    """The getter of a token attribute that is the attribute of the token's one-token span."""
+
+    def get(token: Token) -> T:
+        return getter(token.doc[token.i : token.i + 1])
+
+    return get
+
+
+class _Region:
+    """The stored tree of tokens ``start``..``end`` of ``doc``, with doc-level span offsets."""
+
+    def __init__(self, doc: Doc, start: int, value: dict) -> None:
+        self.doc = doc
+        self.start = start
+        self.end = start + value["n"]
+        if self.end > len(doc):
+            raise ValueError(f"stored tree at token {start} covers {value['n']} tokens, past the end")
+        self.spans: List[LabelledSpan] = [
+            (start + s, start + e, tuple(labels)) for s, e, labels in value["spans"]
+        ]
+
+    @classmethod
+    def of(cls, span: Span) -> _Region:
+        """The region containing ``span``; NotAConstituentError if there is none."""
+        found = _tree_before(span.doc, span.start, inclusive=True)
+        if found is None or found[0] + found[1]["n"] <= span.start:
+            raise NotAConstituentError(
+                f"{_describe(span)} is not a constituent: no parse tree is stored for its sentence"
+            )
+        region = cls(span.doc, *found)
+        if span.end > region.end:
+            raise NotAConstituentError(
+                f"{_describe(span)} is not a constituent: it crosses the end of the parsed sentence "
+                f"(tokens {region.start}..{region.end})"
+            )
+        return region
+
+    @classmethod
+    def of_constituent(cls, span: Span) -> _Region:
+        """The region of which ``span`` is a constituent; NotAConstituentError if none."""
+        region = cls.of(span)
+        region.labels(span.start, span.end)
+        return region
+
+    def labels(self, start: int, end: int) -> Tuple[str, ...]:
+        for s, e, labels in self.spans:
+            if (s, e) == (start, end):
+                return labels
+        if end - start == 1:
+            return ()
+        raise NotAConstituentError(
+            f"{_describe(self.doc[start:end])} is not a constituent of the parse of tokens "
+            f"{self.start}..{self.end}"
+        )
+
+    def children(self, start: int, end: int) -> List[Tuple[int, int]]:
+        """Child constituents of the constituent (start, end), bare tokens included."""
+        if end - start == 1:
+            return []
+        children = []
+        position = start
+        while position < end:
+            # The longest span starting here, other than (start, end) itself and its ancestors.
+            child_end = max(
+                (e for s, e, _ in self.spans if s == position and e <= end and (s, e) != (start, end)),
+                default=position + 1,
+            )
+            children.append((position, child_end))
+            position = child_end
+        return children
+
+    def subtree(self, start: int, end: int) -> Tree:
+        """The subtree of the constituent (start, end)."""
+        labels = self.labels(start, end)
+        tokens = self.doc[start:end]
+        words = [_WHITESPACE.sub("_", token.text) for token in tokens]
+        tags = [token.tag_ or UNTAGGED for token in tokens]
+        if not labels:
+            return Tree(tags[0], word=words[0])
+        inside = [(s - start, e - start, chain) for s, e, chain in self.spans if start <= s and e <= end]
+        return Tree.from_spans(words, tags, inside)
+
+    def tree(self) -> Tree:
+        return self.subtree(self.start, self.end)
+
+
+def _regions(doc: Doc) -> List[_Region]:
+    regions = []
+    i = 0
+    while i < len(doc):
+        value = doc[i]._.get(TREE_ATTR)
+        if value is None:
+            i += 1
+        else:
+            regions.append(_Region(doc, i, value))
+            i = regions[-1].end
+    return regions
+
+
+def _tree_before(doc: Doc, i: int, inclusive: bool = False) -> Optional[Tuple[int, dict]]:
+    """The nearest stored tree starting before token ``i`` (or at it, if ``inclusive``)."""
+    i = i if inclusive else i - 1
+    while i >= 0:
+        value = doc[i]._.get(TREE_ATTR)
+        if value is not None:
+            return i, value
+        i -= 1
+    return None
+
+
+def _clear(doc: Doc, attr: str) -> None:
+    for token in doc:
+        if token._.get(attr) is not None:
+            token._.set(attr, None)
+
+
+def _describe(span: Span) -> str:
+    return f"span {span.text!r} (tokens {span.start}..{span.end})"

@@ -1,0 +1,243 @@
+import pickle
+import re
+import subprocess
+import sys
+
+import pytest
+from spacy.language import Language
+from spacy.tokens import Doc, DocBin
+
+from spacy_lal.extensions import (
+    NotAConstituentError,
+    clear_trees,
+    register_extensions,
+    set_frames,
+    set_tree,
+)
+from spacy_lal.srl import FrameData
+from spacy_lal.tree import UNTAGGED, Tree
+
+SENT1 = "(S (NP (NNP Mary)) (VP (VBD saw) (NP (-LRB- -LRB-) (DT the) (NN film) (-RRB- -RRB-))) (. .))"
+SENT2 = "(S (VP (VB Go)))"
+
+
+def make_doc(vocab, *sentences: str) -> Doc:
+    """A doc of the given PTB sentences, tagged, with their trees and sentence boundaries set."""
+    trees = [Tree.from_string(text) for text in sentences]
+    words = [word for tree in trees for word in tree.words()]
+    tags = [tag for tree in trees for tag in tree.tags()]
+    starts = [i == 0 for tree in trees for i in range(len(tree))]
+    doc = Doc(vocab, words=words, tags=tags, sent_starts=starts)
+    for sent, tree in zip(doc.sents, trees):
+        set_tree(sent, tree.to_spans())
+    return doc
+
+
+def spans_of(spans):
+    return [(span.start, span.end) for span in spans]
+
+
+@pytest.fixture
+def doc(nlp):
+    return make_doc(nlp.vocab, SENT1, SENT2)
+
+
+def test_trees(doc, nlp):
+    assert [tree.to_string() for tree in doc._.trees] == [SENT1, SENT2]
+    assert doc._.tree.to_string() == f"(TOP {SENT1} {SENT2})"
+    assert make_doc(nlp.vocab, SENT2)._.tree.to_string() == SENT2
+    assert Doc(nlp.vocab, words=["x"])._.tree is None
+    assert Doc(nlp.vocab, words=["x"])._.trees == []
+
+
+def test_span_api(doc):
+    sent1, sent2 = doc.sents
+    assert sent1._.labels == ("S",)
+    assert spans_of(sent1._.children) == [(0, 1), (1, 6), (6, 7)]
+    assert sent1._.parent is None
+    assert sent1._.parse_string == SENT1
+    vp = doc[1:6]
+    assert vp._.labels == ("VP",)
+    assert spans_of(vp._.children) == [(1, 2), (2, 6)]
+    assert spans_of([vp._.parent]) == [(0, 7)]
+    assert vp._.parse_string == "(VP (VBD saw) (NP (-LRB- -LRB-) (DT the) (NN film) (-RRB- -RRB-)))"
+    assert spans_of(vp._.constituents) == [(1, 6), (1, 2), (2, 6), (2, 3), (3, 4), (4, 5), (5, 6)]
+    assert spans_of(sent1._.constituents)[:4] == [(0, 7), (0, 1), (1, 6), (1, 2)]
+    assert doc[2]._.parse_string == "(-LRB- -LRB-)"
+    # A unary chain over one word is one constituent; the word has no children.
+    assert sent2._.labels == ("S", "VP")
+    assert sent2._.children == []
+    assert sent2._.parse_string == SENT2
+    assert spans_of(sent2._.constituents) == [(7, 8)]
+
+
+def test_token_api(doc):
+    mary, saw, go = doc[0], doc[1], doc[7]
+    assert mary._.labels == ("NP",) and saw._.labels == ()
+    assert spans_of([mary._.parent, saw._.parent]) == [(0, 7), (1, 6)]
+    assert saw._.parse_string == "(VBD saw)"
+    assert mary._.parse_string == "(NP (NNP Mary))"
+    assert go._.labels == ("S", "VP") and go._.parent is None
+
+
+def test_parse_string_uses_placeholder_for_missing_tags(nlp):
+    doc = Doc(nlp.vocab, words=["Go", "(", "now", ")"])
+    set_tree(doc[:], [(0, 4, ("S", "VP"))])
+    x = UNTAGGED
+    assert doc[:]._.parse_string == f"(S (VP ({x} Go) ({x} -LRB-) ({x} now) ({x} -RRB-)))"
+
+
+def test_whitespace_tokens_are_written_as_underscores(nlp):
+    doc = nlp("Go  now")
+    assert [token.text for token in doc] == ["Go", " ", "now"]
+    set_tree(doc[:], [(0, 3, ("S", "VP"))])
+    assert doc[:]._.parse_string == f"(S (VP ({UNTAGGED} Go) ({UNTAGGED} _) ({UNTAGGED} now)))"
+    assert doc._.tree.words() == ["Go", "_", "now"]
+
+
+@pytest.mark.parametrize(
+    "start,end,message",
+    [
+        (1, 3, "span 'saw (' (tokens 1..3) is not a constituent of the parse of tokens 0..7"),
+        (5, 8, "span ') . Go' (tokens 5..8) is not a constituent: it crosses the end of the parsed sentence"),
+    ],
+)
+def test_not_a_constituent(doc, start, end, message):
+    with pytest.raises(NotAConstituentError, match=re.escape(message)):
+        doc[start:end]._.labels
+    for attr in ("children", "parent", "constituents", "parse_string"):
+        with pytest.raises(NotAConstituentError):
+            getattr(doc[start:end]._, attr)
+
+
+def test_unparsed_sentence_is_not_a_constituent(nlp):
+    doc = Doc(nlp.vocab, words="a b . c d".split(), sent_starts=[1, 0, 0, 1, 0])
+    set_tree(doc[0:3], [])
+    with pytest.raises(NotAConstituentError, match="no parse tree is stored for its sentence"):
+        doc[3:5]._.labels
+    with pytest.raises(NotAConstituentError, match="no parse tree"):
+        doc[4]._.parent
+    with pytest.raises(NotAConstituentError):
+        Doc(nlp.vocab, words=["x"])[0:1]._.constituents
+    assert issubclass(NotAConstituentError, ValueError)
+
+
+def test_set_tree_replaces_overlapping_trees(nlp):
+    doc = Doc(nlp.vocab, words="a b c d e f".split())
+    set_tree(doc[0:3], [(0, 1, ("A",))])
+    set_tree(doc[3:6], [])
+    set_tree(doc[0:3], [(1, 3, ("B",))])
+    assert [tree.to_string() for tree in doc._.trees] == [
+        f"(S ({UNTAGGED} a) (B ({UNTAGGED} b) ({UNTAGGED} c)))",
+        f"(S ({UNTAGGED} d) ({UNTAGGED} e) ({UNTAGGED} f))",
+    ]
+    # Re-segmented: the new sentence overlaps both old ones, which go.
+    set_tree(doc[2:4], [], root_label="X")
+    assert [len(tree) for tree in doc._.trees] == [2]
+    assert doc[2:4]._.labels == ("X",)
+    with pytest.raises(NotAConstituentError):
+        doc[0:3]._.labels
+    clear_trees(doc)
+    assert doc._.trees == []
+
+
+@pytest.mark.parametrize(
+    "spans,message",
+    [
+        ([(0, 4, ("NP",))], "not within"),
+        ([(0, 2, ("NP",)), (1, 3, ("VP",))], "crosses"),
+        ([(0, 1, ("",))], "bad label"),
+    ],
+)
+def test_set_tree_validates(doc, spans, message):
+    sent = next(iter(doc.sents))[0:3]
+    with pytest.raises(ValueError, match=message):
+        set_tree(sent, spans)
+
+
+def test_deep_tree_on_a_doc(nlp):
+    depth = 2000
+    words = [f"w{i}" for i in range(depth + 1)]
+    doc = Doc(nlp.vocab, words=words)
+    set_tree(doc[:], [(i, depth + 1, ("X",)) for i in range(depth)])
+    assert doc[:]._.parse_string.count("(X ") == depth
+    assert len(doc[:]._.constituents) == 2 * depth + 1
+    assert spans_of(doc[depth - 1 :]._.children) == [(depth - 1, depth), (depth, depth + 1)]
+
+
+def test_register_extensions_is_idempotent(doc):
+    register_extensions()
+    register_extensions()
+    assert doc[:7]._.labels == ("S",)
+
+
+# -- persistence -----------------------------------------------------------------------------
+
+FRAME = FrameData(1, "01", ((0, 1, "ARG0"), (2, 6, "ARG1")))
+
+
+def assert_annotated(doc, offset=0):
+    assert [tree.to_string() for tree in doc._.trees][-2:] == [SENT1, SENT2]
+    assert doc[offset + 1 : offset + 6]._.labels == ("VP",)
+    assert doc[offset + 7]._.labels == ("S", "VP")
+    (frame,) = doc._.srl[-1:]
+    assert frame.predicate.i == offset + 1
+    assert str(frame) == "[ARG0 Mary] [V saw] [ARG1 ( the film )] ."
+
+
+@pytest.fixture
+def annotated(doc):
+    set_frames(doc, [FRAME])
+    return doc
+
+
+def test_docbin(annotated, nlp):
+    doc_bin = DocBin(store_user_data=True, docs=[annotated])
+    (doc,) = DocBin().from_bytes(doc_bin.to_bytes()).get_docs(nlp.vocab)
+    assert_annotated(doc)
+
+
+def test_to_bytes(annotated, nlp):
+    assert_annotated(Doc(nlp.vocab).from_bytes(annotated.to_bytes()))
+
+
+def test_pickle(annotated):
+    assert_annotated(pickle.loads(pickle.dumps(annotated)))
+
+
+def test_from_docs_shifts_offsets(annotated, nlp):
+    first = make_doc(nlp.vocab, SENT2)
+    merged = Doc.from_docs([first, annotated])
+    assert len(merged._.trees) == 3
+    assert_annotated(merged, offset=1)
+    assert merged[0:1]._.labels == ("S", "VP")
+    assert spans_of(merged[2:7]._.children) == [(2, 3), (3, 7)]
+
+
+TEXTS = {"Mary saw it .": [(0, 1, ("NP",)), (1, 3, ("VP",))], "Go now": [(0, 2, ("S", "VP"))]}
+
+
+@Language.component("spacy_lal_test_set_tree")
+def set_tree_from_dict(doc: Doc) -> Doc:
+    set_tree(doc[:], TEXTS[doc.text])
+    set_frames(doc, [FrameData(1, None, ((0, 1, "ARG0"),))])
+    return doc
+
+
+def test_pipe_with_several_processes():
+    import spacy
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("spacy_lal_test_set_tree")
+    docs = list(nlp.pipe(list(TEXTS) * 2, n_process=2, batch_size=1))
+    assert [doc[:]._.parse_string for doc in docs] == [
+        f"(S (NP ({UNTAGGED} Mary)) (VP ({UNTAGGED} saw) ({UNTAGGED} it)) ({UNTAGGED} .))",
+        f"(S (VP ({UNTAGGED} Go) ({UNTAGGED} now)))",
+    ] * 2
+    assert [str(doc._.srl[0]) for doc in docs] == ["[ARG0 Mary] [V saw] it .", "[ARG0 Go] [V now]"] * 2
+
+
+def test_import_does_not_load_heavy_modules():
+    code = "import sys, spacy_lal; print(sorted(m for m in sys.modules if m.startswith('spacy_lal')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['spacy_lal', 'spacy_lal.extensions', 'spacy_lal.srl', 'spacy_lal.tree']"
