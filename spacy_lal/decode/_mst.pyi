@@ -1,0 +1,11 @@
+"""Chu-Liu-Edmonds core (Cython). Inputs are trusted: validate through
+`spacy_lal.decode.chu_liu_edmonds_batch`."""
+from typing import List, Tuple
+
+import numpy as np
+
+OK: int
+NONFINITE: int
+
+def chu_liu_edmonds_batch(scores: List[np.ndarray]) -> Tuple[List[np.ndarray], np.ndarray]:
+    """scores: C-contiguous float32 [n+1, n+1]. Returns (heads: int64 [n+1] each, status: int32 [B])."""

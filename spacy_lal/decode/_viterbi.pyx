@@ -1,0 +1,223 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""BIO decoding: constrained Viterbi, and per-token argmax with repair.
+
+Inputs are validated by `spacy_lal.decode`; this module trusts them (C-contiguous float32 [n, L]
+scores and the int32 tables of a `BIOScheme`).
+
+The BIO constraints make Viterbi O(n L) instead of O(n L^2): O and B-X may follow any label, so
+they all share the best previous score, and I-X may only follow B-X or I-X.
+"""
+cimport numpy as cnp
+from libc.math cimport INFINITY, isfinite
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+cnp.import_array()
+
+OK = 0
+NONFINITE = 1
+INFEASIBLE = 2
+# Label kinds in BIOScheme.kinds.
+KIND_O = 0
+KIND_B = 1
+KIND_I = 2
+
+cdef enum:
+    _OK = 0
+    _NONFINITE = 1
+    _INFEASIBLE = 2
+    _KIND_I = 2
+
+
+cdef struct Scheme:
+    int L
+    const int* kind     # KIND_O, KIND_B or KIND_I per label
+    const int* begin    # begin[l]: for I-X, the index of B-X (-1 if the scheme lacks it)
+    int outside         # index of O
+    int b_v             # index of B-V, -1 if none
+    int i_v             # index of I-V, -1 if none
+
+
+cdef inline bint _allowed(const Scheme* sc, int t, int l, int pred) noexcept nogil:
+    """Position constraint: with a predicate, its token is B-V and no other token is B-V."""
+    if pred < 0:
+        return True
+    if t == pred:
+        return l == sc.b_v
+    return l != sc.b_v
+
+
+cdef int _viterbi(const float* s, int n, const Scheme* sc, int pred,
+                  double* prev, double* cur, int* bp, int* out) noexcept nogil:
+    cdef int L = sc.L
+    cdef int t, l, b, am, k
+    cdef double acc, m, best
+    cdef double* tmp
+    cdef const float* row
+    if n == 0:
+        return _OK
+    acc = 0.0
+    for t in range(n * L):
+        acc += s[t]
+    if not isfinite(acc):  # inf and NaN both survive the sum
+        return _NONFINITE
+    for l in range(L):
+        if sc.kind[l] == _KIND_I or not _allowed(sc, 0, l, pred):
+            prev[l] = -INFINITY
+        else:
+            prev[l] = s[l]
+    for t in range(1, n):
+        row = s + t * L
+        m = -INFINITY
+        am = 0
+        for l in range(L):
+            if prev[l] > m:
+                m = prev[l]
+                am = l
+        for l in range(L):
+            if not _allowed(sc, t, l, pred):
+                cur[l] = -INFINITY
+                bp[t * L + l] = am
+            elif sc.kind[l] == _KIND_I:
+                # I-X continues B-X or I-X; ties go to B-X.
+                best = prev[l]
+                k = l
+                b = sc.begin[l]
+                if b >= 0 and prev[b] >= best:
+                    best = prev[b]
+                    k = b
+                cur[l] = best + row[l]
+                bp[t * L + l] = k
+            else:
+                cur[l] = m + row[l]
+                bp[t * L + l] = am
+        tmp = prev
+        prev = cur
+        cur = tmp
+    m = -INFINITY
+    am = -1
+    for l in range(L):
+        if prev[l] > m:
+            m = prev[l]
+            am = l
+    if am < 0:
+        return _INFEASIBLE
+    out[n - 1] = am
+    for t in range(n - 1, 0, -1):
+        out[t - 1] = bp[t * L + out[t]]
+    return _OK
+
+
+cdef void _repair(int* labels, int n, const Scheme* sc, int pred) noexcept nogil:
+    """Make a label sequence valid in place (see `spacy_lal.decode.repair_bio`)."""
+    cdef int t, l, p, b
+    for t in range(n):
+        l = labels[t]
+        p = labels[t - 1] if t > 0 else -1
+        if pred >= 0 and t == pred:
+            l = sc.b_v
+        elif pred >= 0 and l == sc.b_v:
+            l = sc.outside  # only the predicate starts a V span
+        elif pred >= 0 and l == sc.i_v and l >= 0:
+            if p != sc.b_v and p != sc.i_v:
+                l = sc.outside  # a V span that does not grow out of the predicate
+        elif sc.kind[l] == _KIND_I:
+            b = sc.begin[l]
+            if t == 0 or (p != l and p != b):  # (p = -1 at t = 0 may equal a missing b)
+                # conlleval reads an I-X that does not continue X as the start of a new X.
+                l = b if b >= 0 else sc.outside
+        labels[t] = l
+
+
+cdef int _argmax(const float* s, int n, const Scheme* sc, int pred, int* out) noexcept nogil:
+    cdef int L = sc.L
+    cdef int t, l, am
+    cdef double acc = 0.0
+    cdef float m
+    cdef const float* row
+    for t in range(n):
+        row = s + t * L
+        m = row[0]
+        am = 0
+        for l in range(L):
+            acc += row[l]
+            if row[l] > m:
+                m = row[l]
+                am = l
+        out[t] = am
+    if not isfinite(acc):
+        return _NONFINITE
+    _repair(out, n, sc, pred)
+    return _OK
+
+
+cdef int _set_scheme(Scheme* sc, tuple scheme) except -1:
+    cdef cnp.ndarray kind = scheme[0]
+    cdef cnp.ndarray begin = scheme[1]
+    sc.L = kind.shape[0]
+    sc.kind = <const int*>cnp.PyArray_DATA(kind)
+    sc.begin = <const int*>cnp.PyArray_DATA(begin)
+    sc.outside = scheme[2]
+    sc.b_v = scheme[3]
+    sc.i_v = scheme[4]
+    return 0
+
+
+def bio_batch(list scores, tuple scheme, const int[::1] predicates, bint viterbi):
+    """Decode validated C-contiguous float32 [n, L] score matrices in one GIL-free loop.
+
+    scheme: (kinds int32 [L], begin int32 [L], outside, b_v, i_v) from `BIOScheme.tables`;
+    predicates: int32 [B], -1 for none. viterbi: constrained Viterbi, else argmax + repair.
+    Returns (labels, status): a list of int32 [n] arrays and int32 [B] status codes.
+    """
+    cdef Py_ssize_t B = len(scores)
+    cdef Py_ssize_t b
+    cdef int max_n = 0
+    cdef cnp.ndarray arr
+    cdef Scheme sc
+    _set_scheme(&sc, scheme)
+    cdef const float** in_p = <const float**>malloc(max(B, 1) * sizeof(float*))
+    cdef int** out_p = <int**>malloc(max(B, 1) * sizeof(int*))
+    cdef int* ns = <int*>malloc(max(B, 1) * sizeof(int))
+    cdef double* prev = NULL
+    cdef double* cur = NULL
+    cdef int* bp = NULL
+    if in_p == NULL or out_p == NULL or ns == NULL:
+        free(in_p); free(out_p); free(ns)
+        raise MemoryError()
+    status = np.zeros(B, dtype=np.int32)
+    cdef int[::1] status_v = status
+    labels = []
+    try:
+        for b in range(B):
+            arr = scores[b]
+            in_p[b] = <const float*>cnp.PyArray_DATA(arr)
+            ns[b] = arr.shape[0]
+            max_n = max(max_n, ns[b])
+            out = np.empty(ns[b], dtype=np.int32)
+            out_p[b] = <int*>cnp.PyArray_DATA(<cnp.ndarray>out)
+            labels.append(out)
+        prev = <double*>malloc(sc.L * sizeof(double))
+        cur = <double*>malloc(sc.L * sizeof(double))
+        bp = <int*>malloc(max(max_n, 1) * sc.L * sizeof(int))
+        if prev == NULL or cur == NULL or bp == NULL:
+            raise MemoryError()
+        with nogil:
+            for b in range(B):
+                if viterbi:
+                    status_v[b] = _viterbi(in_p[b], ns[b], &sc, predicates[b], prev, cur, bp,
+                                           out_p[b])
+                else:
+                    status_v[b] = _argmax(in_p[b], ns[b], &sc, predicates[b], out_p[b])
+    finally:
+        free(in_p); free(out_p); free(ns); free(prev); free(cur); free(bp)
+    return labels, status
+
+
+def repair(int[::1] labels, tuple scheme, int predicate):
+    """Repair a validated int32 label sequence in place (see `spacy_lal.decode.repair_bio`)."""
+    cdef Scheme sc
+    _set_scheme(&sc, scheme)
+    with nogil:
+        _repair(&labels[0] if labels.shape[0] > 0 else NULL, labels.shape[0], &sc, predicate)
