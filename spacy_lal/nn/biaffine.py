@@ -1,0 +1,176 @@
+"""Biaffine dependency scoring (Dozat & Manning 2017; Mrini et al. eq. 10-11).
+
+Token representations are the encoder output at positions ``0 .. T`` (``[start, w_1 .. w_T]``): the
+start sentinel plays the ROOT, so index 0 = root and index ``d`` = word ``d`` (1-based), matching
+the decoder contract of ``spacy_lal.decode`` (``scores[d, h]`` = score of head ``h`` for dependent
+``d``).
+
+Arc scores, eq. 10 (``h^(d)``, ``h^(h)``: separate one-layer perceptrons of the word vectors):
+
+    alpha[d, h] = h^(d)_d^T W h^(h)_h + U^T h^(d)_d + V^T h^(h)_h + b
+
+Labels: ``P(l | d, h)`` from a biaffine label classifier (Dozat & Manning sec. 3.1, the classifier
+used by Zhou & Zhao's parser on which Mrini et al. build):
+
+    s[d, h, l] = h'^(d)_d^T W_l h'^(h)_h + U_l^T [h'^(d)_d ; h'^(h)_h] + b_l
+
+Loss, eq. 11: ``L_d = -sum_d [log P(h_d | d) + log P(l_d | d, h_d)]`` over the words of a sentence.
+
+Paper values: Dozat & Manning use 500-d arc and 100-d label MLPs (Zhou & Zhao: 1024 / 250). Here
+the defaults are 256 / 128.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional, Tuple
+
+import torch
+from torch import Tensor, nn
+
+from .embeddings import lengths_to_mask
+
+__all__ = ["MLP", "BiaffineArcScorer", "BiaffineLabelScorer", "dependency_loss", "arc_mask"]
+
+
+class MLP(nn.Module):
+    """One-layer perceptron ``Dropout(ReLU(W x + b))`` producing dependent/head representations."""
+
+    def __init__(self, d_in: int, d_out: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.linear = nn.Linear(d_in, d_out)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.dropout(torch.relu(self.linear(x)))
+
+
+class BiaffineArcScorer(nn.Module):
+    """Arc scores of eq. 10 for all (dependent, head) pairs.
+
+    Args:
+        d_in: size of the token representations.
+        d_arc: size of the dependent/head MLP outputs.
+        dropout: dropout on the MLP outputs.
+    """
+
+    def __init__(self, d_in: int, d_arc: int = 256, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.dep_mlp = MLP(d_in, d_arc, dropout)
+        self.head_mlp = MLP(d_in, d_arc, dropout)
+        self.W = nn.Parameter(torch.zeros(d_arc, d_arc))  # zero init as Dozat & Manning (stable start)
+        self.U = nn.Parameter(torch.zeros(d_arc))
+        self.V = nn.Parameter(torch.zeros(d_arc))
+        self.b = nn.Parameter(torch.zeros(()))
+
+    def forward(self, tokens: Tensor) -> Tensor:
+        """Args:
+            tokens: ``(B, T + 1, d_in)``, index 0 = root.
+
+        Returns:
+            ``(B, T+1, T+1)``: ``scores[b, d, h]`` = score of head ``h`` for dependent ``d``. Finite
+            everywhere (the decoders reject non-finite input); use :func:`arc_mask` to mask.
+        """
+        hd = self.dep_mlp(tokens)
+        hh = self.head_mlp(tokens)
+        bilinear = torch.einsum("bdi,ij,bhj->bdh", hd, self.W, hh)
+        return bilinear + (hd @ self.U).unsqueeze(2) + (hh @ self.V).unsqueeze(1) + self.b
+
+
+class BiaffineLabelScorer(nn.Module):
+    """Biaffine dependency label classifier, ``P(l | d, h)`` of eq. 11.
+
+    Args:
+        d_in: size of the token representations.
+        n_labels: number of dependency labels.
+        d_label: size of the dependent/head MLP outputs.
+        dropout: dropout on the MLP outputs.
+    """
+
+    def __init__(self, d_in: int, n_labels: int, d_label: int = 128, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.n_labels = n_labels
+        self.dep_mlp = MLP(d_in, d_label, dropout)
+        self.head_mlp = MLP(d_in, d_label, dropout)
+        self.W = nn.Parameter(torch.zeros(n_labels, d_label, d_label))
+        self.U = nn.Linear(2 * d_label, n_labels)  # linear term on [dep ; head] + bias b_l
+
+    def forward(self, tokens: Tensor, heads: Tensor) -> Tensor:
+        """Label scores for one head per dependent (the gold heads in training, decoded ones at
+        prediction), so only ``O(T L)`` scores are built.
+
+        Args:
+            tokens: ``(B, T + 1, d_in)``, index 0 = root.
+            heads: ``(B, T + 1)`` head index of each dependent; entries of the root row and of
+                padding (any value, e.g. -1) are ignored (clamped into range).
+
+        Returns:
+            ``(B, T+1, n_labels)``: ``scores[b, d, l]`` for the pair ``(d, heads[b, d])``.
+        """
+        hd = self.dep_mlp(tokens)
+        hh_all = self.head_mlp(tokens)
+        idx = heads.long().clamp(0, tokens.shape[1] - 1)
+        hh = hh_all.gather(1, idx.unsqueeze(-1).expand(-1, -1, hh_all.shape[-1]))
+        bilinear = torch.einsum("bdi,lij,bdj->bdl", hd, self.W, hh)
+        return bilinear + self.U(torch.cat([hd, hh], dim=-1))
+
+    def all_pairs(self, tokens: Tensor) -> Tensor:
+        """Label scores for every (dependent, head) pair: ``(B, T+1, T+1, n_labels)`` ``[b, d, h, l]``
+        (for joint decoding; memory ``O(B T^2 L)``)."""
+        hd = self.dep_mlp(tokens)
+        hh = self.head_mlp(tokens)
+        bilinear = torch.einsum("bdi,lij,bhj->bdhl", hd, self.W, hh)
+        d_label = hd.shape[-1]
+        u_dep, u_head = self.U.weight[:, :d_label], self.U.weight[:, d_label:]
+        return (bilinear + (hd @ u_dep.T).unsqueeze(2) + (hh @ u_head.T).unsqueeze(1)
+                + self.U.bias)
+
+
+def arc_mask(lengths: Tensor, n_words: int) -> Tensor:
+    """``(B, T+1, T+1)`` bool: True where ``h`` is a possible head of ``d`` -- ``1 <= d <= n``,
+    ``0 <= h <= n``, ``h != d`` (no self loops; the decoders never produce one)."""
+    valid = lengths_to_mask(lengths + 1, n_words + 1)  # positions 0..n
+    k = torch.arange(n_words + 1, device=lengths.device)
+    dependent = valid & (k > 0).unsqueeze(0)
+    not_self = k.unsqueeze(0) != k.unsqueeze(1)
+    return dependent.unsqueeze(2) & valid.unsqueeze(1) & not_self.unsqueeze(0)
+
+
+def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
+                    label_scores: Optional[Tensor] = None, gold_labels: Optional[Tensor] = None,
+                    reduction: Literal["mean", "sum", "none"] = "mean") -> Tuple[Tensor, Tensor]:
+    """Cross-entropy of eq. 11: ``-log P(h_d | d) - log P(l_d | d, h_d)`` summed over the words.
+
+    Args:
+        arc_scores: ``(B, T+1, T+1)`` from :class:`BiaffineArcScorer`.
+        lengths: ``(B,)`` number of words.
+        gold_heads: ``(B, T+1)`` gold head of each dependent (index 0 and padding ignored).
+        label_scores: ``(B, T+1, L)`` label scores for the *gold* heads, or None (unlabelled).
+        gold_labels: ``(B, T+1)`` gold label ids (index 0 and padding ignored).
+        reduction: ``"mean"``: per-sentence sums averaged over sentences (same scale as
+            :func:`~spacy_lal.nn.span.hinge_loss`, so eq. 12 adds comparable quantities); ``"sum"``;
+            ``"none"``: ``(B,)``.
+
+    Returns:
+        ``(loss, per_sentence)`` where ``per_sentence`` is ``(B,)``.
+    """
+    B, T1, _ = arc_scores.shape
+    words = lengths_to_mask(lengths + 1, T1) & (torch.arange(T1, device=lengths.device) > 0)
+    # Rows that are not dependents (root, padding) stay unmasked: a fully -inf row would give NaN
+    # log-probabilities whose (zero-weighted) backward still yields NaN gradients.
+    mask = arc_mask(lengths, T1 - 1) | ~words.unsqueeze(-1)
+    log_p = torch.log_softmax(arc_scores.masked_fill(~mask, float("-inf")), dim=-1)
+    heads = gold_heads.long().clamp(0, T1 - 1)
+    nll = -log_p.gather(2, heads.unsqueeze(-1)).squeeze(-1)  # (B, T+1)
+    if label_scores is not None:
+        if gold_labels is None:
+            raise ValueError("gold_labels is required with label_scores")
+        labels = gold_labels.long().clamp(0, label_scores.shape[-1] - 1)
+        nll = nll - torch.log_softmax(label_scores, -1).gather(2, labels.unsqueeze(-1)).squeeze(-1)
+    per_sentence = torch.where(words, nll, torch.zeros_like(nll)).sum(-1)
+    if reduction == "mean":
+        return per_sentence.mean(), per_sentence
+    if reduction == "sum":
+        return per_sentence.sum(), per_sentence
+    if reduction == "none":
+        return per_sentence, per_sentence
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")

@@ -1,0 +1,235 @@
+"""Input representations of the encoder (Kitaev & Klein 2018, sec. 2.2, 3 and 5.1).
+
+The encoder input of position ``t`` is the factored vector ``z_t = [c_t ; p_t]`` (K&K sec. 3):
+
+* ``c_t`` (content, ``d_content`` wide) = projection of the upstream token vector (any spaCy
+  tok2vec output) + optional POS-tag embedding + optional CharLSTM word encoding (sec. 5.1);
+* ``p_t`` (position, ``d_positional`` wide) = a learned position embedding (appendix A.3: learned
+  embeddings worked better than sinusoids).
+
+Every sentence is wrapped in a *start* and a *stop* sentinel (K&K sec. 2.2) so that the fencepost
+differences of the span representation (Mrini et al. eq. 5) are defined at both sentence edges; the
+sentinels get learned content vectors. For a batch padded to ``T`` words the encoder sees ``T + 2``
+positions laid out as ``[start, w_1 .. w_n, stop, pad ..]`` per sentence (the stop token sits at
+index ``n + 1``, which differs per sentence).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+__all__ = [
+    "FeatureDropout",
+    "CharLSTM",
+    "PositionEmbedding",
+    "InputEmbedding",
+    "lengths_to_mask",
+    "sentinel_mask",
+]
+
+
+def lengths_to_mask(lengths: Tensor, max_len: int) -> Tensor:
+    """Boolean mask ``(B, max_len)``, True where ``position < length``."""
+    positions = torch.arange(max_len, device=lengths.device)
+    return positions.unsqueeze(0) < lengths.unsqueeze(1)
+
+
+def sentinel_mask(lengths: Tensor, n_words: int) -> Tensor:
+    """Mask ``(B, n_words + 2)`` of the valid encoder positions (start, words, stop)."""
+    return lengths_to_mask(lengths + 2, n_words + 2)
+
+
+class FeatureDropout(nn.Module):
+    """Dropout with one mask per sentence and feature, shared over all positions.
+
+    This is the "residual dropout" of the self-attentive parser's reference implementation: zeroing
+    the same features at every position of a sentence is a stronger regulariser for attention
+    models than i.i.d. dropout. Input ``(B, T, *features)``; the mask has shape ``(B, 1, *features)``
+    so e.g. a ``(B, T, H, d)`` tensor of label-attention head outputs gets an independent mask per
+    head (Mrini et al. sec. 4.2: residual dropout "applies separately to the output of each head").
+    """
+
+    def __init__(self, p: float = 0.0) -> None:
+        super().__init__()
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"dropout probability must be in [0, 1), got {p}")
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        shape = (x.shape[0], 1) + tuple(x.shape[2:])
+        keep = torch.empty(shape, device=x.device, dtype=x.dtype).bernoulli_(1.0 - self.p)
+        return x * keep / (1.0 - self.p)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class CharLSTM(nn.Module):
+    """Character-level BiLSTM word encoder (Kitaev & Klein sec. 5.1, "CharLSTM").
+
+    Each word is read independently by a bidirectional LSTM over its characters; the final forward
+    and backward hidden states are concatenated into a ``d_out`` vector that is used in place of
+    (or added to) the tag embedding. Paper values: character embeddings of size 64, dropout 0.2 on
+    the character embeddings; the output is ``d_content`` (512 in the paper).
+
+    Args:
+        n_chars: size of the character vocabulary, id 0 is padding.
+        d_out: output size (even: half per direction).
+        d_char: character embedding size.
+        char_dropout: dropout on the character embeddings (paper: 0.2).
+    """
+
+    def __init__(self, n_chars: int, d_out: int, d_char: int = 64, char_dropout: float = 0.2) -> None:
+        super().__init__()
+        if d_out % 2:
+            raise ValueError(f"CharLSTM d_out must be even (one half per direction), got {d_out}")
+        self.d_out = d_out
+        self.embed = nn.Embedding(n_chars, d_char, padding_idx=0)
+        self.dropout = nn.Dropout(char_dropout)
+        self.lstm = nn.LSTM(d_char, d_out // 2, batch_first=True, bidirectional=True)
+
+    def forward(self, char_ids: Tensor, word_mask: Tensor) -> Tensor:
+        """Encode words.
+
+        Args:
+            char_ids: ``(B, T, C)`` long, character ids right-padded with 0.
+            word_mask: ``(B, T)`` bool, the real words (padding words are not run through the LSTM).
+
+        Returns:
+            ``(B, T, d_out)``; zero at padding words.
+        """
+        B, T, _ = char_ids.shape
+        out = char_ids.new_zeros((B, T, self.d_out), dtype=self.embed.weight.dtype)
+        words = char_ids[word_mask]  # (N, C): run only real words, batched together
+        if words.shape[0] == 0:
+            return out
+        # A word with no characters (should not happen) is read as one padding character so that
+        # packing is defined; pack_padded_sequence needs the lengths on the CPU.
+        n_chars = (words != 0).sum(-1).clamp(min=1)
+        packed = pack_padded_sequence(
+            self.dropout(self.embed(words)), n_chars.cpu(), batch_first=True, enforce_sorted=False
+        )
+        _, (h_n, _) = self.lstm(packed)  # h_n: (2, N, d_out/2), already in the input order
+        out[word_mask] = torch.cat([h_n[0], h_n[1]], dim=-1)
+        return out
+
+
+class PositionEmbedding(nn.Module):
+    """Learned position embeddings ``p_t`` for positions ``0 .. max_length + 1`` (K&K appendix A.3).
+
+    ``max_length`` counts words; the two extra positions are the start/stop sentinels.
+    """
+
+    def __init__(self, max_length: int, d_positional: int) -> None:
+        super().__init__()
+        self.max_length = max_length
+        self.embed = nn.Embedding(max_length + 2, d_positional)
+
+    def forward(self, n_positions: int, device: torch.device) -> Tensor:
+        """Return ``(n_positions, d_positional)``; positions beyond the table (only ever padding,
+        the caller checks the real lengths) reuse the last row."""
+        positions = torch.arange(n_positions, device=device).clamp(max=self.max_length + 1)
+        return self.embed(positions)
+
+
+class InputEmbedding(nn.Module):
+    """Build the factored encoder input ``[content ; position]`` with start/stop sentinels.
+
+    Args:
+        d_input: size of the upstream token vectors.
+        d_content: content half of ``d_model`` (paper: 512).
+        d_positional: position half of ``d_model`` (paper: 512).
+        max_length: longest sentence (in words) the position table covers.
+        n_tags: number of POS tags (0 = no tag embeddings). Tag ids are in ``[0, n_tags)``.
+        n_chars: character vocabulary size (0 = no CharLSTM). Char id 0 is padding.
+        d_char: CharLSTM character embedding size (paper: 64).
+        input_dropout: feature dropout on the projected token vectors (paper, word embeddings: 0.4).
+        tag_dropout: feature dropout on tag embeddings (paper: 0.2).
+        char_dropout: dropout on character embeddings (paper: 0.2) and on the CharLSTM output
+            (paper: 0.2).
+    """
+
+    def __init__(
+        self,
+        d_input: int,
+        d_content: int,
+        d_positional: int,
+        max_length: int,
+        *,
+        n_tags: int = 0,
+        n_chars: int = 0,
+        d_char: int = 64,
+        input_dropout: float = 0.2,
+        tag_dropout: float = 0.2,
+        char_dropout: float = 0.2,
+    ) -> None:
+        super().__init__()
+        self.d_content = d_content
+        self.d_positional = d_positional
+        self.max_length = max_length
+        self.project = nn.Linear(d_input, d_content)
+        self.input_dropout = FeatureDropout(input_dropout)
+        self.tag_embed: Optional[nn.Embedding] = nn.Embedding(n_tags, d_content) if n_tags > 0 else None
+        self.tag_dropout = FeatureDropout(tag_dropout)
+        self.char_lstm: Optional[CharLSTM] = (
+            CharLSTM(n_chars, d_content, d_char=d_char, char_dropout=char_dropout) if n_chars > 0 else None
+        )
+        self.char_out_dropout = FeatureDropout(char_dropout)
+        # Learned content vectors of the start (row 0) and stop (row 1) sentinels.
+        self.sentinels = nn.Parameter(torch.randn(2, d_content) * d_content**-0.5)
+        self.positions = PositionEmbedding(max_length, d_positional)
+        # One LayerNorm over the whole factored vector, as in the reference implementation of the
+        # self-attentive parser (normalisation does not multiply by a parameter matrix, so it does
+        # not break the factoring of K&K sec. 3).
+        self.layer_norm = nn.LayerNorm(d_content + d_positional)
+
+    def forward(
+        self,
+        token_vectors: Tensor,
+        lengths: Tensor,
+        tag_ids: Optional[Tensor] = None,
+        char_ids: Optional[Tensor] = None,
+    ) -> Tensor:
+        """Args:
+            token_vectors: ``(B, T, d_input)`` float.
+            lengths: ``(B,)`` long, number of words per sentence (``<= T``).
+            tag_ids: ``(B, T)`` long or None (required if the model was built with tags).
+            char_ids: ``(B, T, C)`` long or None (required if the model was built with a CharLSTM).
+
+        Returns:
+            ``(B, T + 2, d_content + d_positional)``: ``[start, w_1 .. w_n, stop, pad ..]``.
+        """
+        B, T, _ = token_vectors.shape
+        word_mask = lengths_to_mask(lengths, T)
+        content = self.input_dropout(self.project(token_vectors))
+        if self.tag_embed is not None:
+            if tag_ids is None:
+                raise ValueError("this model embeds POS tags: tag_ids is required")
+            tags = self.tag_embed(tag_ids.masked_fill(~word_mask, 0))
+            content = content + self.tag_dropout(tags)
+        if self.char_lstm is not None:
+            if char_ids is None:
+                raise ValueError("this model has a CharLSTM: char_ids is required")
+            content = content + self.char_out_dropout(self.char_lstm(char_ids, word_mask))
+
+        # Lay out [start, words, stop, pad] without Python loops: shift the words right by one and
+        # place the sentinels with position masks (the stop index n + 1 differs per sentence).
+        pos = torch.arange(T + 2, device=token_vectors.device).unsqueeze(0)  # (1, T+2)
+        n = lengths.unsqueeze(1)
+        is_word = ((pos >= 1) & (pos <= n)).unsqueeze(-1)
+        is_start = (pos == 0).unsqueeze(-1).to(content.dtype)
+        is_stop = (pos == n + 1).unsqueeze(-1).to(content.dtype)
+        shifted = torch.nn.functional.pad(content, (0, 0, 1, 1))  # (B, T+2, d_content)
+        content = (
+            torch.where(is_word, shifted, torch.zeros_like(shifted))
+            + is_start * self.sentinels[0]
+            + is_stop * self.sentinels[1]
+        )
+        position = self.positions(T + 2, token_vectors.device).unsqueeze(0).expand(B, -1, -1)
+        return self.layer_norm(torch.cat([content, position.to(content.dtype)], dim=-1))

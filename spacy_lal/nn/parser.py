@@ -1,0 +1,310 @@
+"""The Label Attention parser model (Mrini et al. sec. 3): encoder, LAL, span and biaffine scorers.
+
+Pipeline for a batch of ``B`` sentences padded to ``T`` words::
+
+    token vectors (B, T, d_input) [+ tag ids (B, T)] [+ char ids (B, T, C)]
+      -> InputEmbedding: [content ; position] with start/stop sentinels   (B, T+2, d_model)
+      -> FactoredEncoder: N factored self-attention layers (K&K sec. 3)     (B, T+2, d_model)
+      -> LabelAttentionLayer (eq. 1-4) [+ position-wise FFN]                (B, T+2, d_lal)
+      -> SpanScorer: eq. 5 per head + eq. 6                                 chart (B, T+1, T+1, L)
+      -> BiaffineArcScorer: eq. 10 over positions 0..T (0 = root)           arcs (B, T+1, T+1)
+
+Decoding happens outside this module (``spacy_lal.decode``); the losses take the decoded structures
+as index tensors: :meth:`LabelAttentionParserModel.loss` implements eq. 12,
+``L = w_c L_c + w_d L_d`` with ``L_c`` the hinge loss (eq. 9) and ``L_d`` the cross-entropy (eq. 11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Literal, Optional, Tuple
+
+import torch
+from torch import Tensor, nn
+
+from .attention import FactoredEncoder
+from .biaffine import BiaffineArcScorer, BiaffineLabelScorer, dependency_loss
+from .embeddings import InputEmbedding, sentinel_mask
+from .label_attention import CombineKind, LabelAttentionDetails, LabelAttentionLayer, QueryKind
+from .span import SpanScorer, hinge_loss, span_features
+
+__all__ = ["LabelAttentionParserModel", "ParserOutput"]
+
+
+@dataclass
+class ParserOutput:
+    """Result of :meth:`LabelAttentionParserModel.forward`.
+
+    Attributes:
+        annotations: ``(B, T+2, d_lal)`` final token representations ``[start, w_1..w_n, stop, pad]``.
+        chart: ``(B, T+1, T+1, n_span_labels)`` span label scores (label 0 = empty = 0; zero outside
+            each sentence's spans). Slice ``chart[b, :n+1, :n+1]`` for ``spacy_lal.decode.cky``.
+        arc_scores: ``(B, T+1, T+1)`` biaffine arc scores ``[b, d, h]`` (0 = root), or None when the
+            model has no dependency part. Slice ``[b, :n+1, :n+1]`` for the dependency decoders.
+        lengths: ``(B,)`` number of words.
+        label_attention: the LAL's attention weights / per-head outputs when requested.
+        encoder_attention: per-layer ``(B, H, T+2, T+2)`` self-attention probabilities when requested.
+    """
+
+    annotations: Tensor
+    chart: Tensor
+    arc_scores: Optional[Tensor]
+    lengths: Tensor
+    label_attention: Optional[LabelAttentionDetails] = None
+    encoder_attention: List[Tensor] = field(default_factory=list)
+
+
+class LabelAttentionParserModel(nn.Module):
+    """Joint constituency + dependency parser with a Label Attention Layer (Mrini et al. 2020).
+
+    Defaults are sized for CPU training; the paper values are given in brackets.
+
+    Args:
+        d_input: size of the upstream token vectors (any spaCy tok2vec width).
+        n_span_labels: number of constituent labels *including* the empty label 0 (unary chains are
+            collapsed labels, Kitaev & Klein sec. 2.1). 0 = no constituency part (dependencies
+            only): ``chart`` is then an empty ``(B, T+1, T+1, 0)`` tensor and there is no span loss.
+        n_lal_heads: label attention heads [one per syntactic category: 112 on the PTB]. Default
+            ``max(1, n_span_labels - 1)``: one per non-empty label (per dependency label for a
+            dependency-only model); the spaCy component passes it.
+        n_dep_labels: dependency labels (0 = unlabelled arcs only).
+        dependency: build the biaffine dependency part (eq. 10-11).
+        n_tags: POS tag vocabulary size for upstream tag embeddings (0 = none).
+        n_chars: character vocabulary size for a CharLSTM (0 = none; char id 0 is padding).
+        max_length: longest sentence, in words, the position table covers [300 in benepar].
+        d_model: encoder width [1024]; ``d_positional`` of it is position [512], the rest content.
+        d_positional: position part (default ``d_model // 2``).
+        n_layers: factored self-attention layers [K&K 8; Mrini et al. 3].
+        n_heads: self-attention heads [8].
+        d_kv: self-attention query/key/value size per head [64].
+        d_ff: encoder feed-forward hidden size [2048].
+        lal_d_kv: LAL query/key/value size [128].
+        lal_d_proj: LAL per-head output size [128]; even (eq. 5 splits it in half).
+        lal_query: ``"vector"`` [paper] or ``"matrix"`` (Table 2 ablation).
+        lal_combine: ``"concat"`` [paper] or ``"project"`` (Table 2 ablation).
+        lal_ffn: position-wise feed-forward layer after the LAL [yes, Table 1].
+        lal_d_ff: its hidden size.
+        lal_residual_dropout: residual dropout of each LAL head [0: the best model drops it].
+        d_span_hidden: hidden size of the span MLP, eq. 6 [250].
+        d_arc, d_dep_label: biaffine MLP sizes [Dozat & Manning 500 / 100].
+        attention_dropout, relu_dropout, residual_dropout: encoder dropouts [0.2, 0.1, 0.2].
+        input_dropout, tag_dropout, char_dropout: input dropouts [0.4 (words), 0.2, 0.2].
+        dep_dropout: dropout on the biaffine MLP outputs [Dozat & Manning 0.33].
+        span_loss_weight, dep_loss_weight: weights of eq. 12 [1, 1].
+        loss_reduction: ``"mean"`` over sentences (default) or ``"sum"``.
+    """
+
+    def __init__(
+        self,
+        d_input: int,
+        n_span_labels: int,
+        *,
+        n_lal_heads: Optional[int] = None,
+        n_dep_labels: int = 0,
+        dependency: bool = True,
+        n_tags: int = 0,
+        n_chars: int = 0,
+        max_length: int = 300,
+        d_model: int = 256,
+        d_positional: Optional[int] = None,
+        n_layers: int = 2,
+        n_heads: int = 8,
+        d_kv: int = 32,
+        d_ff: int = 512,
+        lal_d_kv: int = 32,
+        lal_d_proj: int = 32,
+        lal_query: QueryKind = "vector",
+        lal_combine: CombineKind = "concat",
+        lal_ffn: bool = True,
+        lal_d_ff: int = 256,
+        lal_residual_dropout: float = 0.0,
+        d_span_hidden: int = 128,
+        d_arc: int = 256,
+        d_dep_label: int = 128,
+        d_char: int = 64,
+        attention_dropout: float = 0.2,
+        relu_dropout: float = 0.1,
+        residual_dropout: float = 0.2,
+        input_dropout: float = 0.2,
+        tag_dropout: float = 0.2,
+        char_dropout: float = 0.2,
+        dep_dropout: float = 0.2,
+        span_loss_weight: float = 1.0,
+        dep_loss_weight: float = 1.0,
+        loss_reduction: Literal["mean", "sum"] = "mean",
+    ) -> None:
+        super().__init__()
+        if n_span_labels < 0 or (n_span_labels == 0 and not dependency):
+            raise ValueError("the model needs span labels (n_span_labels >= 1) and/or dependency=True")
+        if max_length < 1:
+            raise ValueError(f"max_length must be >= 1, got {max_length}")
+        if lal_d_proj % 2:
+            raise ValueError(f"lal_d_proj must be even (eq. 5 splits each head in half), got {lal_d_proj}")
+        d_positional = d_model // 2 if d_positional is None else d_positional
+        d_content = d_model - d_positional
+        if d_content <= 0 or d_positional <= 0:
+            raise ValueError(f"need 0 < d_positional < d_model, got {d_positional} / {d_model}")
+        self.max_length = max_length
+        self.n_span_labels = n_span_labels
+        self.n_dep_labels = n_dep_labels
+        self.span_loss_weight = span_loss_weight
+        self.dep_loss_weight = dep_loss_weight
+        self.loss_reduction = loss_reduction
+        if n_lal_heads is None:  # one head per label (Mrini et al. sec. 4.1)
+            n_lal_heads = max(1, n_span_labels - 1 if n_span_labels > 0 else n_dep_labels)
+
+        self.embedding = InputEmbedding(
+            d_input, d_content, d_positional, max_length, n_tags=n_tags, n_chars=n_chars, d_char=d_char,
+            input_dropout=input_dropout, tag_dropout=tag_dropout, char_dropout=char_dropout,
+        )
+        self.encoder = FactoredEncoder(
+            d_content, d_positional, n_layers=n_layers, n_heads=n_heads, d_kv=d_kv, d_ff=d_ff,
+            attention_dropout=attention_dropout, relu_dropout=relu_dropout, residual_dropout=residual_dropout,
+        )
+        self.label_attention = LabelAttentionLayer(
+            d_model, n_lal_heads, d_kv=lal_d_kv, d_proj=lal_d_proj, query=lal_query, combine=lal_combine,
+            attention_dropout=attention_dropout, residual_dropout=lal_residual_dropout,
+            ffn=lal_ffn, d_ff=lal_d_ff, relu_dropout=relu_dropout, ffn_residual_dropout=lal_residual_dropout,
+        )
+        d_lal = self.label_attention.d_out
+        # Eq. 5 splits each head-specific vector in half. With combine="project" there are no head
+        # slices and the output keeps the [content ; position] layout, so we split the whole vector
+        # into even/odd coordinates as Kitaev & Klein (footnote 2) do.
+        if lal_combine == "concat":
+            self.span_heads, span_split = n_lal_heads, "halves"
+        else:
+            self.span_heads, span_split = 1, "interleave"
+        self.span_split = span_split
+        self.span_scorer: Optional[SpanScorer] = None
+        if n_span_labels > 0:
+            self.span_scorer = SpanScorer(d_lal, n_span_labels, d_span_hidden, n_heads=self.span_heads,
+                                          split=span_split)
+        self.arc_scorer: Optional[BiaffineArcScorer] = None
+        self.dep_label_scorer: Optional[BiaffineLabelScorer] = None
+        if dependency:
+            self.arc_scorer = BiaffineArcScorer(d_lal, d_arc, dep_dropout)
+            if n_dep_labels > 0:
+                self.dep_label_scorer = BiaffineLabelScorer(d_lal, n_dep_labels, d_dep_label, dep_dropout)
+
+    # ------------------------------------------------------------------------------------------
+    def _lengths(self, token_vectors: Tensor, lengths: Optional[Tensor], mask: Optional[Tensor]) -> Tensor:
+        if lengths is None:
+            if mask is None:
+                lengths = torch.full((token_vectors.shape[0],), token_vectors.shape[1], dtype=torch.long)
+            else:
+                # Masks are assumed left-aligned (padding at the end), as spaCy/Thinc pad.
+                lengths = mask.long().sum(-1)
+        lengths = lengths.to(device=token_vectors.device, dtype=torch.long)
+        if lengths.numel():
+            longest = int(lengths.max())
+            if longest > self.max_length:
+                raise ValueError(
+                    f"sentence of {longest} tokens exceeds the model's max_length={self.max_length} "
+                    "(size of the learned position embeddings); split or skip it"
+                )
+            if longest > token_vectors.shape[1] or int(lengths.min()) < 0:
+                raise ValueError("lengths must lie in [0, T] for token_vectors of shape (B, T, d)")
+        return lengths
+
+    def forward(
+        self,
+        token_vectors: Tensor,
+        lengths: Optional[Tensor] = None,
+        *,
+        mask: Optional[Tensor] = None,
+        tag_ids: Optional[Tensor] = None,
+        char_ids: Optional[Tensor] = None,
+        return_attention: bool = False,
+    ) -> ParserOutput:
+        """Score spans and arcs.
+
+        Args:
+            token_vectors: ``(B, T, d_input)`` float, right-padded.
+            lengths: ``(B,)`` words per sentence; or give ``mask`` ``(B, T)`` bool; neither = all T.
+            tag_ids: ``(B, T)`` POS tag ids (model built with ``n_tags > 0``).
+            char_ids: ``(B, T, C)`` char ids, 0-padded (model built with ``n_chars > 0``).
+            return_attention: fill ``label_attention`` and ``encoder_attention`` of the output.
+
+        Raises:
+            ValueError: a sentence is longer than ``max_length``.
+        """
+        lengths = self._lengths(token_vectors, lengths, mask)
+        T = token_vectors.shape[1]
+        x = self.embedding(token_vectors, lengths, tag_ids=tag_ids, char_ids=char_ids)
+        positions = sentinel_mask(lengths, T)
+        encoder_attention: List[Tensor] = []
+        if return_attention:
+            x, encoder_attention = self.encoder(x, positions, return_attention=True)
+            annotations, details = self.label_attention(x, positions, return_details=True)
+        else:
+            x = self.encoder(x, positions)
+            annotations, details = self.label_attention(x, positions), None
+        if self.span_scorer is not None:
+            chart = self.span_scorer(annotations, lengths)
+        else:  # dependency-only model: an empty chart keeps the output type uniform
+            chart = annotations.new_zeros((annotations.shape[0], T + 1, T + 1, 0))
+        arc_scores = self.arc_scorer(annotations[:, :-1]) if self.arc_scorer is not None else None
+        return ParserOutput(annotations=annotations, chart=chart, arc_scores=arc_scores, lengths=lengths,
+                            label_attention=details, encoder_attention=encoder_attention)
+
+    def dep_label_scores(self, output: ParserOutput, heads: Tensor) -> Tensor:
+        """Dependency label scores ``(B, T+1, n_dep_labels)`` for the given heads ``(B, T+1)``
+        (gold heads for the loss, decoded heads for prediction)."""
+        if self.dep_label_scorer is None:
+            raise ValueError("this model has no dependency label classifier (n_dep_labels=0 or dependency=False)")
+        return self.dep_label_scorer(output.annotations[:, :-1], heads.to(output.annotations.device))
+
+    def span_features(self, output: ParserOutput) -> Tensor:
+        """Materialised span vectors of eq. 5, ``(B, T+1, T+1, d_lal)`` (for head contributions)."""
+        return span_features(output.annotations, self.span_heads, self.span_split)  # type: ignore[arg-type]
+
+    def loss(
+        self,
+        output: ParserOutput,
+        gold_spans: Optional[Tensor],
+        pred_spans: Optional[Tensor],
+        pred_cost: Tensor | float = 0.0,
+        gold_heads: Optional[Tensor] = None,
+        gold_dep_labels: Optional[Tensor] = None,
+    ) -> Tuple[Tensor, Dict[str, Tensor]]:
+        """Joint loss, eq. 12: ``L = w_c L_c + w_d L_d``.
+
+        Args:
+            output: the forward output.
+            gold_spans: ``(k, 4)`` rows ``(batch_idx, i, j, label)`` of the gold trees; None = no
+                span loss (e.g. a dependency-only model).
+            pred_spans: ``(m, 4)`` rows of the loss-augmented CKY predictions (``decode.cky(chart,
+                gold)``), computed on ``output.chart`` detached.
+            pred_cost: ``(B,)`` Hamming costs of the predictions (:func:`~spacy_lal.nn.span.hamming_cost`).
+            gold_heads: ``(B, T+1)`` gold heads (index 0 / padding ignored); None = no dependency loss.
+            gold_dep_labels: ``(B, T+1)`` gold dependency label ids (required with a label classifier).
+
+        Returns:
+            ``(total, {"span": L_c, "dep": L_d})`` (each only when computed).
+        """
+        parts: Dict[str, Tensor] = {}
+        total = output.chart.new_zeros(())
+        if gold_spans is not None:
+            if self.span_scorer is None:
+                raise ValueError("gold_spans given but the model has no constituency part (n_span_labels=0)")
+            if pred_spans is None:
+                raise ValueError("pred_spans (the loss-augmented prediction) is required with gold_spans")
+            span_loss = hinge_loss(output.chart, gold_spans, pred_spans, pred_cost, reduction=self.loss_reduction)
+            parts["span"] = span_loss
+            total = total + self.span_loss_weight * span_loss
+        if gold_heads is not None:
+            if output.arc_scores is None:
+                raise ValueError("gold_heads given but the model has no dependency part")
+            label_scores = None
+            if self.dep_label_scorer is not None:
+                if gold_dep_labels is None:
+                    raise ValueError("gold_dep_labels is required: the model has a dependency label classifier")
+                label_scores = self.dep_label_scores(output, gold_heads)
+            gold_heads = gold_heads.to(output.arc_scores.device)
+            if gold_dep_labels is not None:
+                gold_dep_labels = gold_dep_labels.to(output.arc_scores.device)
+            dep_loss, _ = dependency_loss(output.arc_scores, output.lengths, gold_heads, label_scores,
+                                          gold_dep_labels, reduction=self.loss_reduction)
+            parts["dep"] = dep_loss
+            total = total + self.dep_loss_weight * dep_loss
+        return total, parts
