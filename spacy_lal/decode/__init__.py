@@ -68,6 +68,9 @@ class CKYResult(NamedTuple):
 
 def _scores(value: Any, ndim: int, where: str) -> np.ndarray:
     """`value` as a C-contiguous float32 array of `ndim` dimensions, or a clear error."""
+    if (type(value) is np.ndarray and value.dtype == np.float32 and value.ndim == ndim
+            and value.flags.c_contiguous):
+        return value  # the common case, kept cheap: decoding a short sentence takes microseconds
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError) as err:

@@ -39,15 +39,6 @@ cdef struct Scheme:
     int i_v             # index of I-V, -1 if none
 
 
-cdef inline bint _allowed(const Scheme* sc, int t, int l, int pred) noexcept nogil:
-    """Position constraint: with a predicate, its token is B-V and no other token is B-V."""
-    if pred < 0:
-        return True
-    if t == pred:
-        return l == sc.b_v
-    return l != sc.b_v
-
-
 cdef int _viterbi(const float* s, int n, const Scheme* sc, int pred,
                   double* prev, double* cur, int* bp, int* out) noexcept nogil:
     cdef int L = sc.L
@@ -63,7 +54,7 @@ cdef int _viterbi(const float* s, int n, const Scheme* sc, int pred,
     if not isfinite(acc):  # inf and NaN both survive the sum
         return _NONFINITE
     for l in range(L):
-        if sc.kind[l] == _KIND_I or not _allowed(sc, 0, l, pred):
+        if sc.kind[l] == _KIND_I or (pred >= 0 and (l == sc.b_v) != (pred == 0)):
             prev[l] = -INFINITY
         else:
             prev[l] = s[l]
@@ -76,10 +67,7 @@ cdef int _viterbi(const float* s, int n, const Scheme* sc, int pred,
                 m = prev[l]
                 am = l
         for l in range(L):
-            if not _allowed(sc, t, l, pred):
-                cur[l] = -INFINITY
-                bp[t * L + l] = am
-            elif sc.kind[l] == _KIND_I:
+            if sc.kind[l] == _KIND_I:
                 # I-X continues B-X or I-X; ties go to B-X.
                 best = prev[l]
                 k = l
@@ -92,6 +80,13 @@ cdef int _viterbi(const float* s, int n, const Scheme* sc, int pred,
             else:
                 cur[l] = m + row[l]
                 bp[t * L + l] = am
+        if pred >= 0:  # with a predicate, its token is B-V and no other token is B-V
+            if t == pred:
+                for l in range(L):
+                    if l != sc.b_v:
+                        cur[l] = -INFINITY
+            else:
+                cur[sc.b_v] = -INFINITY
         tmp = prev
         prev = cur
         cur = tmp
