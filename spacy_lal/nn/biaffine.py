@@ -60,7 +60,7 @@ class BiaffineArcScorer(nn.Module):
         self.W = nn.Parameter(torch.zeros(d_arc, d_arc))  # zero init as Dozat & Manning (stable start)
         self.U = nn.Parameter(torch.zeros(d_arc))
         self.V = nn.Parameter(torch.zeros(d_arc))
-        self.b = nn.Parameter(torch.zeros(()))
+        self.b = nn.Parameter(torch.zeros(1))  # 1-d, not 0-d: Thinc's optimizers take arrays
 
     def forward(self, tokens: Tensor) -> Tensor:
         """Args:

@@ -19,6 +19,7 @@ the scorers place everything by character offsets where tokenizations differ:
 * SRL: predicates and arguments are placed by character offsets; a predicted
   argument whose edges fall inside reference tokens can only be an excess.
 """
+from functools import partial
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
@@ -181,11 +182,24 @@ def _sum_results(a: UDResult, b: UDResult) -> UDResult:
 @registry.scorers("spacy-lal.dependency_scorer.v1")
 def make_dependency_scorer(punct_upos: List[str] = ["PUNCT"]) -> Scorer:  # noqa: B006
     """``punct_upos``: gold UPOS tags left out of ``dep_uas_nopunct``/``dep_las_nopunct``."""
+    # A partial of a module-level function, not a closure, so pipelines stay picklable.
+    return partial(score_dependencies, punct_upos=tuple(punct_upos))
 
-    def scorer(examples: Iterable[Example], **kwargs: Any) -> Dict[str, Any]:
-        return score_dependencies(examples, punct_upos=tuple(punct_upos), **kwargs)
 
-    return scorer
+@registry.scorers("spacy-lal.parser_scorer.v1")
+def make_parser_scorer(punct_upos: List[str] = ["PUNCT"]) -> Scorer:  # noqa: B006
+    """The scores of ``lal_parser``: trees (``tree_*``) and dependencies (``dep_*``)."""
+    return partial(score_parser, punct_upos=tuple(punct_upos))
+
+
+def score_parser(
+    examples: Iterable[Example], *, punct_upos: Sequence[str] = ("PUNCT",), **kwargs: Any
+) -> Dict[str, Any]:
+    examples = list(examples)
+    return {
+        **score_constituency(examples, **kwargs),
+        **score_dependencies(examples, punct_upos=punct_upos, **kwargs),
+    }
 
 
 # --- SRL ------------------------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""Gold targets for one unit (sentence) of a training Example.
+
+Trees are used only where the predicted tokens are the gold tokens (the case for corpora made
+by ``python -m spacy_lal convert`` read with ``gold_preproc`` or with words from the treebank):
+a span of gold tokens has no exact counterpart in other tokens. Dependencies go through spaCy's
+alignment, so they still train where the tokenizations differ.
+"""
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from .units import Unit
+
+EMPTY = 0  # label id of "no constituent" in every chart
+ROOT_ONLY = "TOP"  # root label of trees that are a single preterminal (CKY wants a labelled root)
+CHAIN_SEP = "::"  # joins a collapsed unary chain, outermost first: "S::VP"
+
+
+def chain_to_label(labels: Sequence[str]) -> str:
+    return CHAIN_SEP.join(labels)
+
+
+def label_to_chain(label: str) -> Tuple[str, ...]:
+    return tuple(part for part in label.split(CHAIN_SEP) if part != ROOT_ONLY)
+
+
+def stored_trees(doc: Doc) -> Iterator[Tuple[int, int, List[Tuple[int, int, Tuple[str, ...]]]]]:
+    """Each tree stored on ``doc`` as (start, n, spans relative to start)."""
+    for token in doc:
+        value = token._.lal_tree
+        if value is not None:
+            spans = [(int(s), int(e), tuple(labels)) for s, e, labels in value["spans"]]
+            yield token.i, int(value["n"]), spans
+
+
+def same_tokens(example: Example) -> bool:
+    x, y = example.x, example.y
+    return len(x) == len(y) and all(a.text == b.text for a, b in zip(x, y))
+
+
+def gold_trees_by_start(example: Example) -> Dict[int, Tuple[int, list]]:
+    """Gold trees keyed by their first token in the *predicted* Doc (empty if tokens differ)."""
+    if not same_tokens(example):
+        return {}
+    return {start: (n, spans) for start, n, spans in stored_trees(example.y)}
+
+
+def tree_target(
+    unit: Unit, trees: Dict[int, Tuple[int, list]], label_ids: Dict[str, int]
+) -> Tuple[Optional[numpy.ndarray], int]:
+    """The gold label chart of ``unit`` ((n+1, n+1) int32, 0 = no constituent) and the number of
+    gold spans whose label is unknown (scored as empty). None if the unit has no usable tree."""
+    gold = trees.get(unit.start)
+    n = len(unit)
+    if gold is None or gold[0] != n or unit.end - unit.start != n:
+        return None, 0
+    chart = numpy.zeros((n + 1, n + 1), dtype="int32")
+    unknown = 0
+    for start, end, labels in gold[1]:
+        label = label_ids.get(chain_to_label(labels))
+        if label is None:
+            unknown += 1
+        else:
+            chart[start, end] = label
+    if chart[0, n] == EMPTY:
+        chart[0, n] = label_ids.get(ROOT_ONLY, EMPTY)
+    return chart, unknown
+
+
+def dependency_target(
+    unit: Unit,
+    aligned_heads: Sequence[Optional[int]],
+    aligned_deps: Sequence[Optional[str]],
+    label_ids: Dict[str, int],
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """Gold heads (0 = root, words numbered from 1; -1 = unknown) and label ids (-1 = unknown)
+    for the words of ``unit``. Heads outside the unit (pieces of long sentences, alignment
+    gaps) are unknown: the loss skips them."""
+    position = {token: k + 1 for k, token in enumerate(unit.words)}
+    heads = numpy.full(len(unit), -1, dtype="int64")
+    labels = numpy.full(len(unit), -1, dtype="int64")
+    for k, token in enumerate(unit.words):
+        head = aligned_heads[token]
+        if head is None:
+            continue
+        heads[k] = 0 if head == token else position.get(head, -1)
+        if heads[k] >= 0 and aligned_deps[token] is not None:
+            labels[k] = label_ids.get(aligned_deps[token], -1)
+    return heads, labels

@@ -1,0 +1,238 @@
+"""The registered parser architecture: a spaCy tok2vec feeding ``LabelAttentionParserModel``.
+
+The Thinc model takes ``(docs, units, targets)``. With targets (training) it returns the joint
+loss of eq. 12 as a one-element array, computed in torch: the loss-augmented CKY decode that the
+hinge loss needs runs inside the forward pass, on the detached chart. Without targets it returns
+the decoded parses. Keeping the losses in torch avoids copying charts of
+``(sentences, n+1, n+1, labels)`` gradients between frameworks.
+
+The torch module's shape depends on the label counts, which the component learns in
+``initialize`` (or reads from its saved cfg), so the torch layer is built by
+``configure_parser_model`` rather than by the architecture function.
+"""
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy
+import torch
+from spacy.tokens import Doc
+from spacy.util import registry
+from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3, xp2torch
+from thinc.types import Floats2d
+
+from .torch_bridge import convert_padded_inputs, pad_units
+from .units import Unit
+
+
+@dataclass
+class ParserTargets:
+    """Gold structures for a batch of units (see ``gold.py``)."""
+
+    charts: List[Optional[numpy.ndarray]]  # (n+1, n+1) int32 label charts; None = no tree loss
+    heads: numpy.ndarray  # (B, T+1) int64; 0 = root, -1 = unknown, [:, 0] unused
+    labels: numpy.ndarray  # (B, T+1) int64; -1 = unknown
+
+
+@dataclass
+class DecodedParses:
+    spans: List[Optional[numpy.ndarray]]  # per unit: (2n-1, 3) pre-order (start, end, label)
+    heads: List[Optional[numpy.ndarray]]  # per unit: (n+1,) with heads[0] = -1
+    dep_scores: List[Optional[numpy.ndarray]]  # per unit: (n, n_dep_labels) scores of the labels
+
+
+@registry.architectures("spacy-lal.LabelAttentionParser.v1")
+def build_label_attention_parser(
+    tok2vec: Model[List[Doc], List[Floats2d]],
+    d_model: int = 256,
+    n_layers: int = 2,
+    n_heads: int = 8,
+    d_kv: int = 32,
+    d_ff: int = 512,
+    lal_heads: Optional[int] = None,
+    lal_d_kv: int = 32,
+    lal_d_proj: int = 32,
+    lal_query: str = "vector",
+    lal_combine: str = "concat",
+    lal_ffn: bool = True,
+    d_span_hidden: int = 250,
+    d_arc: int = 256,
+    d_dep_label: int = 128,
+    dropout: float = 0.2,
+    max_length: int = 256,
+) -> Model:
+    """Label Attention parser (Mrini et al. 2020) over any tok2vec.
+
+    ``lal_heads`` = None gives one label-attention head per label (span labels for
+    ``lal_parser``, dependency labels for ``lal_dependency_parser``), as in the paper.
+    ``dropout`` sets the encoder's attention, residual and input dropouts (spaCy's own
+    ``dropout`` training setting does not reach into torch modules).
+    """
+    hparams = {
+        "d_model": d_model,
+        "n_layers": n_layers,
+        "n_heads": n_heads,
+        "d_kv": d_kv,
+        "d_ff": d_ff,
+        "n_lal_heads": lal_heads,
+        "lal_d_kv": lal_d_kv,
+        "lal_d_proj": lal_d_proj,
+        "lal_query": lal_query,
+        "lal_combine": lal_combine,
+        "lal_ffn": lal_ffn,
+        "d_span_hidden": d_span_hidden,
+        "d_arc": d_arc,
+        "d_dep_label": d_dep_label,
+        "attention_dropout": dropout,
+        "residual_dropout": dropout,
+        "input_dropout": dropout,
+        "dep_dropout": dropout,
+        "max_length": max_length,
+    }
+    return Model(
+        "lal_parser",
+        _forward,
+        init=_init,
+        layers=[tok2vec],
+        dims={"nI": None},
+        attrs={"hparams": hparams, "max_length": max_length, "dependency_decoder": "eisner"},
+    )
+
+
+def configure_parser_model(
+    model: Model, n_span_labels: int, n_dep_labels: int, dependency_decoder: str, nI: int
+) -> None:
+    """Build (or rebuild) the torch layer for these label counts; ``n_span_labels`` includes
+    the empty label, 0 = no constituency head; ``n_dep_labels`` 0 = no dependency head."""
+    from ..nn.parser import LabelAttentionParserModel
+
+    hparams = dict(model.attrs["hparams"])
+    if hparams["n_lal_heads"] is None:
+        hparams["n_lal_heads"] = max(1, (n_span_labels - 1) if n_span_labels else n_dep_labels)
+    module = _ParserAdapter(
+        LabelAttentionParserModel(
+            nI,
+            n_span_labels,
+            n_dep_labels=n_dep_labels,
+            dependency=n_dep_labels > 0,
+            **hparams,
+        ),
+        constituency=n_span_labels > 0,
+        dependency_decoder=dependency_decoder,
+    )
+    wrapper = PyTorchWrapper_v3(
+        module, convert_inputs=convert_padded_inputs, convert_outputs=_convert_outputs
+    )
+    model.set_dim("nI", nI, force=True)
+    model.attrs["dependency_decoder"] = dependency_decoder
+    model._layers = [model.layers[0], wrapper]
+
+
+def _init(model: Model, X: Optional[Tuple] = None, Y: Any = None) -> None:
+    tok2vec = model.layers[0]
+    tok2vec.initialize(X=None if X is None else X[0])
+
+
+def _forward(model: Model, X: Tuple[List[Doc], Sequence[Unit], Optional[ParserTargets]], is_train: bool):
+    docs, units, targets = X
+    if len(model.layers) < 2:
+        raise ValueError("the parser model has no labels yet: initialize the component first")
+    tok2vec, torch_layer = model.layers
+    vectors, bp_vectors = tok2vec(docs, is_train)
+    padded, lengths, bp_padded = pad_units(model.ops, vectors, units)
+    output, bp_torch = torch_layer((padded, lengths, targets), is_train)
+
+    def backprop(d_loss) -> List[Doc]:
+        d_padded = bp_torch(d_loss)[0]
+        return bp_vectors(bp_padded(d_padded))
+
+    return output, backprop
+
+
+def _convert_outputs(model: Model, X_Ytorch, is_train: bool):
+    _, Ytorch = X_Ytorch
+    if isinstance(Ytorch, DecodedParses):
+        return Ytorch, lambda dY: None
+    loss = Ytorch
+
+    def backprop(d_loss) -> ArgsKwargs:
+        d = xp2torch(model.ops.asarray1f([float(d_loss)]).reshape(()), device=loss.device)
+        return ArgsKwargs(args=([loss],), kwargs={"grad_tensors": [d]})
+
+    return float(loss.detach()), backprop
+
+
+class _ParserAdapter(torch.nn.Module):
+    """Runs ``LabelAttentionParserModel`` for spaCy: losses in training, decoding otherwise."""
+
+    def __init__(self, parser, *, constituency: bool, dependency_decoder: str) -> None:
+        super().__init__()
+        self.parser = parser
+        self.constituency = constituency
+        self.dependency_decoder = dependency_decoder
+
+    def forward(self, padded, lengths, targets: Optional[ParserTargets] = None):
+        output = self.parser(padded, lengths)
+        if targets is None:
+            return self._decode(output)
+        return self._loss(output, targets)
+
+    def _loss(self, output, targets: ParserTargets):
+        from ..decode import cky_batch
+        from ..nn.biaffine import dependency_loss
+        from ..nn.span import hinge_loss
+
+        lengths = output.lengths.tolist()
+        loss = output.chart.new_zeros(())
+        if self.constituency:
+            chart = output.chart.detach().float().cpu().numpy()
+            rows = [b for b, gold in enumerate(targets.charts) if gold is not None]
+            if rows:
+                subcharts = [numpy.ascontiguousarray(chart[b, : lengths[b] + 1, : lengths[b] + 1]) for b in rows]
+                golds = [targets.charts[b] for b in rows]
+                gold_rows, pred_rows = [], []
+                costs = numpy.zeros(len(lengths), dtype="float32")
+                for b, gold, result in zip(rows, golds, cky_batch(subcharts, golds)):
+                    costs[b] = result.cost
+                    keep = result.spans[result.spans[:, 2] != 0]
+                    pred_rows.append(numpy.column_stack([numpy.full(len(keep), b), keep]))
+                    i, j = numpy.nonzero(gold)
+                    gold_rows.append(numpy.column_stack([numpy.full(len(i), b), i, j, gold[i, j]]))
+                device = output.chart.device
+                loss = loss + hinge_loss(
+                    output.chart,
+                    torch.as_tensor(numpy.concatenate(gold_rows), dtype=torch.long, device=device),
+                    torch.as_tensor(numpy.concatenate(pred_rows), dtype=torch.long, device=device),
+                    torch.as_tensor(costs, device=device),
+                    reduction="mean",
+                )
+        if self.parser.arc_scorer is not None:
+            device = output.arc_scores.device
+            heads = torch.as_tensor(targets.heads, device=device)
+            labels = torch.as_tensor(targets.labels, device=device)
+            label_scores = self.parser.dep_label_scores(output, heads.clamp(min=0))
+            dep_loss, _ = dependency_loss(output.arc_scores, output.lengths, heads, label_scores, labels, reduction="mean")
+            loss = loss + dep_loss
+        return loss
+
+    def _decode(self, output) -> DecodedParses:
+        from ..decode import chu_liu_edmonds_batch, cky_batch, eisner_batch
+
+        lengths = output.lengths.tolist()
+        n_units = len(lengths)
+        spans: List[Optional[numpy.ndarray]] = [None] * n_units
+        heads: List[Optional[numpy.ndarray]] = [None] * n_units
+        labels: List[Optional[numpy.ndarray]] = [None] * n_units
+        if self.constituency:
+            chart = output.chart.float().cpu().numpy()
+            spans = [result.spans for result in cky_batch([numpy.ascontiguousarray(chart[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)])]
+        if self.parser.arc_scorer is not None:
+            arcs = output.arc_scores.float().cpu().numpy()
+            decode = eisner_batch if self.dependency_decoder == "eisner" else chu_liu_edmonds_batch
+            heads = decode([numpy.ascontiguousarray(arcs[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)])
+            T1 = output.arc_scores.shape[1]
+            padded_heads = numpy.zeros((n_units, T1), dtype="int64")
+            for b, h in enumerate(heads):
+                padded_heads[b, 1 : len(h)] = h[1:]
+            label_scores = self.parser.dep_label_scores(output, torch.as_tensor(padded_heads)).float().cpu().numpy()
+            labels = [label_scores[b, 1 : n + 1] for b, n in enumerate(lengths)]
+        return DecodedParses(spans, heads, labels)

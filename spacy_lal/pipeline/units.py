@@ -1,0 +1,83 @@
+"""The token ranges that the parsers read as sentences.
+
+A *unit* is one sentence as the model sees it: a range of the Doc's tokens and, inside it, the
+positions of its words. Whitespace tokens (spaCy makes one of each run of extra spaces) are
+not words of any treebank, so the model never sees them: the components attach them
+afterwards (see ``lal_parser.py``). Sentences longer than the model's ``max_length`` are cut
+into pieces of at most ``max_length`` words, each parsed on its own, and a warning is logged:
+transformer position tables end somewhere, and a crash on one long line of a big corpus is the
+worst outcome for a user.
+"""
+import logging
+from dataclasses import dataclass
+from typing import Iterable, List, Optional, Sequence
+
+from spacy.tokens import Doc
+
+logger = logging.getLogger("spacy_lal")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One sentence (or a piece of a long one) of one Doc.
+
+    ``start``/``end`` are Doc token offsets (end exclusive); ``words`` holds the Doc offsets of
+    the tokens the model reads, in order (all tokens of the range but whitespace tokens).
+    ``piece`` counts the pieces of a long sentence (0 for the first or only piece).
+    """
+
+    doc_index: int
+    start: int
+    end: int
+    words: Sequence[int]
+    piece: int = 0
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+
+def sentence_ranges(doc: Doc) -> List[range]:
+    """The sentences of ``doc`` as token ranges: ``doc.sents`` where sentence boundaries are
+    set, otherwise the whole Doc as one sentence (put a senter or sentencizer first to parse
+    multi-sentence text sentence by sentence)."""
+    if len(doc) == 0:
+        return []
+    if doc.has_annotation("SENT_START"):
+        return [range(sent.start, sent.end) for sent in doc.sents]
+    return [range(0, len(doc))]
+
+
+def make_units(
+    docs: Iterable[Doc],
+    max_length: int,
+    sentences: Optional[Sequence[Sequence[range]]] = None,
+) -> List[Unit]:
+    """Cut ``docs`` into units of at most ``max_length`` words, in Doc and sentence order.
+
+    ``sentences`` gives each Doc's sentences as token ranges (in training: the gold sentences);
+    by default they come from ``sentence_ranges``.
+    """
+    if max_length < 1:
+        raise ValueError(f"max_length must be at least 1, got {max_length}")
+    units: List[Unit] = []
+    for doc_index, doc in enumerate(docs):
+        ranges = sentence_ranges(doc) if sentences is None else sentences[doc_index]
+        for sent in ranges:
+            words = [i for i in sent if not doc[i].is_space]
+            if not words:
+                continue
+            if len(words) <= max_length:
+                units.append(Unit(doc_index, sent.start, sent.stop, tuple(words)))
+                continue
+            logger.warning(
+                "Sentence of %d words (tokens %d-%d) is longer than the model's max_length %d: "
+                "parsing it in %d pieces.",
+                len(words), sent.start, sent.stop, max_length, -(-len(words) // max_length),
+            )
+            for piece, offset in enumerate(range(0, len(words), max_length)):
+                chunk = tuple(words[offset : offset + max_length])
+                # Pieces tile the sentence: whitespace between two pieces goes to the earlier one.
+                end = sent.stop if offset + max_length >= len(words) else words[offset + max_length]
+                start = sent.start if piece == 0 else chunk[0]
+                units.append(Unit(doc_index, start, end, chunk, piece))
+    return units

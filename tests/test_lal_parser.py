@@ -1,0 +1,181 @@
+"""lal_parser / lal_dependency_parser end to end: overfit, decode, serialize, bad input."""
+import pickle
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal.extensions import set_tree
+from spacy_lal.tree import Tree
+
+# (PTB tree, UD heads (1-based, 0 = root), UD deprels)
+SENTENCES = [
+    (
+        "(S (NP (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))",
+        [2, 3, 0, 6, 6, 3, 3],
+        ["det", "nsubj", "root", "case", "det", "obl", "punct"],
+    ),
+    ("(S (NP (NNS Dogs)) (VP (VBP bark)) (. .))", [2, 0, 2], ["nsubj", "root", "punct"]),
+    ("(S (VP (VB Go) (ADVP (RB home))) (. !))", [0, 1, 1], ["root", "advmod", "punct"]),
+    ("(TOP (INTJ (UH Hello)))", [0], ["root"]),
+    (
+        "(S (NP (PRP I)) (VP (VBD saw) (NP (PRP$ her) (NN duck))))",
+        [2, 0, 4, 2],
+        ["nsubj", "root", "nmod:poss", "obj"],
+    ),
+]
+
+TINY = {
+    "@architectures": "spacy-lal.LabelAttentionParser.v1",
+    "d_model": 64,
+    "n_layers": 1,
+    "n_heads": 2,
+    "d_kv": 16,
+    "d_ff": 64,
+    "lal_d_kv": 16,
+    "lal_d_proj": 8,
+    "d_span_hidden": 64,
+    "d_arc": 64,
+    "d_dep_label": 32,
+    "dropout": 0.0,
+    "max_length": 32,
+    "tok2vec": {
+        "@architectures": "spacy.Tok2Vec.v2",
+        "embed": {
+            "@architectures": "spacy.MultiHashEmbed.v2",
+            "width": 32,
+            "attrs": ["ORTH", "SHAPE"],
+            "rows": [500, 50],
+            "include_static_vectors": False,
+        },
+        "encode": {
+            "@architectures": "spacy.MaxoutWindowEncoder.v2",
+            "width": 32,
+            "depth": 1,
+            "window_size": 1,
+            "maxout_pieces": 2,
+        },
+    },
+}
+
+
+def gold_doc(vocab, bracketed, heads, deps):
+    tree = Tree.from_string(bracketed).normalize()
+    words, tags = tree.words(), tree.tags()
+    doc = Doc(
+        vocab,
+        words=words,
+        tags=tags,
+        heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)],
+        deps=deps,
+        sent_starts=[True] + [False] * (len(words) - 1),
+    )
+    set_tree(doc[:], tree.to_spans())
+    return doc
+
+
+def make_examples(nlp):
+    examples = []
+    for bracketed, heads, deps in SENTENCES:
+        reference = gold_doc(nlp.vocab, bracketed, heads, deps)
+        examples.append(Example(Doc(nlp.vocab, words=[t.text for t in reference]), reference))
+    return examples
+
+
+def train(factory: str, n_iter: int = 150, **config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe(factory, config={"model": TINY, **config})
+    examples = make_examples(nlp)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.003
+    for _ in range(n_iter):
+        nlp.update(examples, sgd=optimizer)
+    return nlp, examples
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return train("lal_parser")
+
+
+def parse_words(nlp, examples):
+    return list(nlp.pipe(Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples))
+
+
+def test_overfit_trees_and_dependencies(trained):
+    nlp, examples = trained
+    for doc, eg in zip(parse_words(nlp, examples), examples):
+        # No tagger in this pipeline: compare labelled spans, not the tags of the leaves.
+        assert doc._.tree.to_spans() == eg.reference._.tree.to_spans()
+        assert [t.head.i for t in doc] == [t.head.i for t in eg.reference]
+        assert [t.dep_ for t in doc] == [t.dep_ for t in eg.reference]
+    scores = nlp.evaluate(examples)
+    assert scores["tree_f"] == 1.0
+    assert scores["dep_las"] == 1.0
+
+
+def test_round_trips_give_identical_parses(trained, tmp_path):
+    nlp, examples = trained
+    expected = [(d._.tree.to_string(), [t.head.i for t in d]) for d in parse_words(nlp, examples)]
+
+    def parses(pipeline):
+        return [(d._.tree.to_string(), [t.head.i for t in d]) for d in parse_words(pipeline, examples)]
+
+    from_bytes = spacy.blank("en")
+    from_bytes.add_pipe("lal_parser", config={"model": TINY})
+    from_bytes.from_bytes(nlp.to_bytes())
+    assert parses(from_bytes) == expected
+    nlp.to_disk(tmp_path / "pipeline")
+    assert parses(spacy.load(tmp_path / "pipeline")) == expected
+    assert parses(pickle.loads(pickle.dumps(nlp))) == expected
+
+
+def test_n_process(trained):
+    nlp, examples = trained
+    texts = [eg.reference.text for eg in examples]
+    serial = [(d._.tree.to_string() if d._.tree else None, [t.head.i for t in d]) for d in nlp.pipe(texts)]
+    parallel = [
+        (d._.tree.to_string() if d._.tree else None, [t.head.i for t in d])
+        for d in nlp.pipe(texts, n_process=2, batch_size=2)
+    ]
+    assert parallel == serial
+
+
+def test_empty_whitespace_and_long_input(trained, caplog):
+    nlp, _ = trained
+    empty = nlp("")
+    assert len(empty) == 0 and empty._.trees == []
+    spaced = nlp("The cat   sat on the mat .")
+    space = next(t for t in spaced if t.is_space)
+    assert space.dep_ == "dep" and space.head.i == space.i - 1
+    assert spaced._.tree is not None and len(spaced._.tree.leaves()) == len(spaced)
+    long_doc = nlp(" ".join(["cat"] * 70))
+    assert "longer than the model's max_length" in caplog.text
+    assert len(long_doc._.trees) == 3  # 32 + 32 + 6 words
+    assert len(list(long_doc.sents)) == 1  # later pieces hang from the first piece's root
+
+
+def test_sentences_are_parsed_separately(trained):
+    nlp, _ = trained
+    doc = Doc(nlp.vocab, words=["Dogs", "bark", ".", "Go", "home", "!"], sent_starts=[True, False, False, True, False, False])
+    doc = nlp(doc)
+    assert len(doc._.trees) == 2
+    assert [len(t.leaves()) for t in doc._.trees] == [3, 3]
+    assert all(t.head.i < 3 for t in doc[:3]) and all(t.head.i >= 3 for t in doc[3:])
+
+
+def test_dependency_parser_overfits():
+    nlp, examples = train("lal_dependency_parser", n_iter=100)
+    for doc, eg in zip(parse_words(nlp, examples), examples):
+        assert [t.head.i for t in doc] == [t.head.i for t in eg.reference]
+        assert doc._.trees == []
+
+
+def test_initialize_without_trees_is_a_clear_error():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_parser", config={"model": TINY})
+    doc = Doc(nlp.vocab, words=["a", "b"], heads=[1, 1], deps=["det", "root"])
+    with pytest.raises(ValueError, match="has a constituency tree"):
+        nlp.initialize(lambda: [Example(Doc(nlp.vocab, words=["a", "b"]), doc)])
