@@ -179,3 +179,24 @@ def test_initialize_without_trees_is_a_clear_error():
     doc = Doc(nlp.vocab, words=["a", "b"], heads=[1, 1], deps=["det", "root"])
     with pytest.raises(ValueError, match="has a constituency tree"):
         nlp.initialize(lambda: [Example(Doc(nlp.vocab, words=["a", "b"]), doc)])
+
+
+def test_chunked_forward_matches_one_pass(trained):
+    nlp, examples = trained
+    parser = nlp.get_pipe("lal_parser")
+    model = parser.model
+    docs = [Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples]
+    one_pass = parser.predict(docs)
+    units = one_pass.units
+    targets = parser._targets(examples, units)
+    loss_one, _ = model.begin_update(([eg.x for eg in examples], units, targets))
+    cells = model.attrs["max_chart_cells"]
+    model.attrs["max_chart_cells"] = 1  # every sentence in its own chunk
+    try:
+        chunked = parser.predict(docs)
+        loss_chunked, _ = model.begin_update(([eg.x for eg in examples], units, targets))
+    finally:
+        model.attrs["max_chart_cells"] = cells
+    assert [s.tolist() for s in chunked.spans] == [s.tolist() for s in one_pass.spans]
+    assert [h.tolist() for h in chunked.heads] == [h.tolist() for h in one_pass.heads]
+    assert loss_chunked == pytest.approx(loss_one, rel=1e-4)

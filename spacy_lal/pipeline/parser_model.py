@@ -21,7 +21,7 @@ from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3, xp2torch
 from thinc.types import Floats2d
 
 from .torch_bridge import convert_padded_inputs, pad_units
-from .units import Unit
+from .units import Unit, length_sorted_chunks
 
 
 @dataclass
@@ -32,12 +32,29 @@ class ParserTargets:
     heads: numpy.ndarray  # (B, T+1) int64; 0 = root, -1 = unknown, [:, 0] unused
     labels: numpy.ndarray  # (B, T+1) int64; -1 = unknown
 
+    def select(self, rows: Sequence[int], width: int) -> "ParserTargets":
+        """The targets of ``rows``, padded to ``width`` (longest unit + 1)."""
+        return ParserTargets(
+            [self.charts[b] for b in rows], self.heads[rows, :width], self.labels[rows, :width]
+        )
+
 
 @dataclass
 class DecodedParses:
     spans: List[Optional[numpy.ndarray]]  # per unit: (2n-1, 3) pre-order (start, end, label)
     heads: List[Optional[numpy.ndarray]]  # per unit: (n+1,) with heads[0] = -1
     dep_scores: List[Optional[numpy.ndarray]]  # per unit: (n, n_dep_labels) scores of the labels
+
+    @classmethod
+    def merge(cls, parts: Sequence["DecodedParses"], chunks: Sequence[Sequence[int]], n: int) -> "DecodedParses":
+        """Put the decoded chunks back in unit order."""
+        merged = cls([None] * n, [None] * n, [None] * n)
+        for part, chunk in zip(parts, chunks):
+            for k, b in enumerate(chunk):
+                merged.spans[b] = part.spans[k]
+                merged.heads[b] = part.heads[k]
+                merged.dep_scores[b] = part.dep_scores[k]
+        return merged
 
 
 @registry.architectures("spacy-lal.LabelAttentionParser.v1")
@@ -59,13 +76,17 @@ def build_label_attention_parser(
     d_dep_label: int = 128,
     dropout: float = 0.2,
     max_length: int = 256,
+    max_chart_cells: int = 200_000,
 ) -> Model:
     """Label Attention parser (Mrini et al. 2020) over any tok2vec.
 
     ``lal_heads`` = None gives one label-attention head per label (span labels for
     ``lal_parser``, dependency labels for ``lal_dependency_parser``), as in the paper.
-    ``dropout`` sets the encoder's attention, residual and input dropouts (spaCy's own
-    ``dropout`` training setting does not reach into torch modules).
+    ``dropout`` sets the encoder's attention, residual, input and (halved, as in Kitaev & Klein)
+    ReLU dropouts (spaCy's own
+    ``dropout`` training setting does not reach into torch modules). ``max_chart_cells`` bounds
+    the padded chart of one forward pass (sentences x (length+1)^2): batches are run in
+    length-sorted chunks below it.
     """
     hparams = {
         "d_model": d_model,
@@ -83,6 +104,7 @@ def build_label_attention_parser(
         "d_arc": d_arc,
         "d_dep_label": d_dep_label,
         "attention_dropout": dropout,
+        "relu_dropout": dropout / 2,
         "residual_dropout": dropout,
         "input_dropout": dropout,
         "dep_dropout": dropout,
@@ -94,7 +116,12 @@ def build_label_attention_parser(
         init=_init,
         layers=[tok2vec],
         dims={"nI": None},
-        attrs={"hparams": hparams, "max_length": max_length, "dependency_decoder": "eisner"},
+        attrs={
+            "hparams": hparams,
+            "max_length": max_length,
+            "dependency_decoder": "eisner",
+            "max_chart_cells": max_chart_cells,
+        },
     )
 
 
@@ -133,19 +160,34 @@ def _init(model: Model, X: Optional[Tuple] = None, Y: Any = None) -> None:
 
 
 def _forward(model: Model, X: Tuple[List[Doc], Sequence[Unit], Optional[ParserTargets]], is_train: bool):
+    """Run the torch layer over length-sorted chunks of units: padding stays small, and a
+    chunk's chart (units x (length+1)^2 x labels) stays within ``max_chart_cells`` cells."""
     docs, units, targets = X
     if len(model.layers) < 2:
         raise ValueError("the parser model has no labels yet: initialize the component first")
     tok2vec, torch_layer = model.layers
     vectors, bp_vectors = tok2vec(docs, is_train)
-    padded, lengths, bp_padded = pad_units(model.ops, vectors, units)
-    output, bp_torch = torch_layer((padded, lengths, targets), is_train)
+    chunks = length_sorted_chunks(units, model.attrs["max_chart_cells"])
+    results = []
+    for chunk in chunks:
+        padded, lengths, bp_padded = pad_units(model.ops, vectors, [units[b] for b in chunk])
+        chunk_targets = None if targets is None else targets.select(chunk, int(lengths.max()) + 1)
+        output, bp_torch = torch_layer((padded, lengths, chunk_targets), is_train)
+        results.append((output, bp_torch, bp_padded))
+    if targets is None:
+        return DecodedParses.merge([r[0] for r in results], chunks, len(units)), lambda d: None
+    # Each chunk's loss is a mean over its units: weight it to a mean over all units.
+    weights = [len(chunk) / len(units) for chunk in chunks]
+    loss = sum(w * output for w, (output, _, _) in zip(weights, results))
 
     def backprop(d_loss) -> List[Doc]:
-        d_padded = bp_torch(d_loss)[0]
-        return bp_vectors(bp_padded(d_padded))
+        d_vectors = None
+        for w, (_, bp_torch, bp_padded) in zip(weights, results):
+            d_chunk = bp_padded(bp_torch(d_loss * w)[0])
+            d_vectors = d_chunk if d_vectors is None else [a + b for a, b in zip(d_vectors, d_chunk)]
+        return bp_vectors(d_vectors)
 
-    return output, backprop
+    return loss, backprop
 
 
 def _convert_outputs(model: Model, X_Ytorch, is_train: bool):

@@ -1,11 +1,15 @@
 """Between spaCy's per-Doc token vectors and the padded per-sentence tensors of the torch models.
 
 Shared by the parser and SRL architectures: gather the rows of each unit (sentence) from the
-per-Doc tok2vec output into one zero-padded batch, and scatter gradients back.
+per-Doc tok2vec output into one zero-padded batch, and scatter gradients back; and the
+forward/init/output-conversion functions of a tok2vec + torch-layer architecture.
 """
 import os
-from typing import Callable, List, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
+import srsly
+from spacy import util
+from spacy.tokens import Doc
 from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints1d
 
@@ -63,3 +67,80 @@ def convert_padded_inputs(model: Model, X: Tuple, is_train: bool):
         return (torch2xp(d_inputs.args[0]), None, *(None for _ in rest))
 
     return ArgsKwargs(args=(padded_t, lengths_t, *rest), kwargs={}), backprop
+
+
+# The architecture pattern shared by the unit-based models: ``model.layers = [tok2vec, torch
+# layer]``, input ``(docs, units, extra)``; the torch layer gets ``(padded, lengths, extra)`` and
+# returns a scalar loss tensor in training (``extra`` holds targets) or a decoded Python object.
+
+
+def init_tok2vec(model: Model, X: Optional[Tuple] = None, Y: Any = None) -> None:
+    """``init`` of a unit-based model: only the tok2vec is initialized here; the torch layer is
+    built later, once the component knows its labels."""
+    model.layers[0].initialize(X=None if X is None else X[0])
+
+
+def forward_units(model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_train: bool):
+    """tok2vec over the Docs, then the torch layer over the padded units (see above)."""
+    docs, units, extra = X
+    if len(model.layers) < 2:
+        raise ValueError(f"the {model.name} model has no labels yet: initialize the component first")
+    tok2vec, torch_layer = model.layers
+    vectors, bp_vectors = tok2vec(docs, is_train)
+    padded, lengths, bp_padded = pad_units(model.ops, vectors, units)
+    output, bp_torch = torch_layer((padded, lengths, extra), is_train)
+
+    def backprop(d_output) -> List[Doc]:
+        return bp_vectors(bp_padded(bp_torch(d_output)[0]))
+
+    return output, backprop
+
+
+def convert_loss_outputs(model: Model, X_Ytorch, is_train: bool):
+    """Torch -> Thinc for layers returning a scalar loss tensor (passed on as a float whose
+    gradient is a float) or, when decoding, any other object (passed through)."""
+    import torch
+
+    _, Ytorch = X_Ytorch
+    if not isinstance(Ytorch, torch.Tensor):
+        return Ytorch, lambda dY: None
+    loss = Ytorch
+
+    def backprop(d_loss) -> ArgsKwargs:
+        d = xp2torch(model.ops.asarray1f([float(d_loss)]).reshape(()), device=loss.device)
+        return ArgsKwargs(args=([loss],), kwargs={"grad_tensors": [d]})
+
+    return float(loss.detach()), backprop
+
+
+class BuildsTorchLayerOnLoad:
+    """Mixin for a ``TrainablePipe`` whose torch layer's shape depends on its cfg (label
+    counts): ``from_bytes``/``from_disk`` read the saved cfg, call ``_build_torch_model()``,
+    then load the weights into the freshly built layer."""
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
+        def load_model(data: bytes) -> None:
+            self._build_torch_model()
+            self.model.from_bytes(data)
+
+        deserialize = {
+            "cfg": lambda b: self.cfg.update(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "model": load_model,
+        }
+        util.from_bytes(bytes_data, deserialize, exclude)
+        return self
+
+    def from_disk(self, path, *, exclude=tuple()):
+        def load_model(p) -> None:
+            self._build_torch_model()
+            with open(p, "rb") as file_:
+                self.model.from_bytes(file_.read())
+
+        deserialize = {
+            "cfg": lambda p: self.cfg.update(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "model": load_model,
+        }
+        util.from_disk(path, deserialize, exclude)
+        return self

@@ -81,3 +81,18 @@ def make_units(
                 start = sent.start if piece == 0 else chunk[0]
                 units.append(Unit(doc_index, start, end, chunk, piece))
     return units
+
+
+def length_sorted_chunks(units: Sequence[Unit], max_cells: int) -> List[List[int]]:
+    """Indices of ``units`` sorted by length and cut into chunks whose padded size
+    ``len(chunk) * (longest + 1) ** 2`` stays within ``max_cells`` (a chunk holds at least one
+    unit): sorting keeps padding small, the bound keeps span charts in memory."""
+    order = sorted(range(len(units)), key=lambda b: len(units[b]))
+    chunks: List[List[int]] = []
+    for b in order:
+        cells = (len(units[b]) + 1) ** 2
+        if chunks and (len(chunks[-1]) + 1) * cells <= max_cells:
+            chunks[-1].append(b)
+        else:
+            chunks.append([b])
+    return chunks

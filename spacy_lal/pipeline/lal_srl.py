@@ -1,0 +1,452 @@
+"""``lal_srl``: the trainable semantic role labeller (DeepAtt, Tan et al. 2018; ``srl_model.py``).
+
+It writes one frame per predicate to ``doc._.srl`` (see ``spacy_lal.extensions.set_frames``):
+the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``, ``ARGM-TMP``,
+``C-ARG1``, ``R-ARG0``, ...; continuation and reference roles are labels of their own).
+
+Predicates (``predicates`` setting):
+- "gold" (default): the predicate tokens of the frames already on the Doc (a gold corpus, or
+  predicates marked by hand with ``set_frames(doc, [FrameData(i, None)])``), as in the paper;
+  Docs without frames get the identification head's predicates. Training always uses the gold
+  predicates; the ``spacy-lal.srl_gold_predicates.v1`` augmenter marks them on the dev Docs so
+  that evaluation during training is done with gold predicates too.
+- "predicted": always the predicate-identification head (trained on the same data: PropBank
+  EWT marks verbal, nominal and adjectival predicates).
+- "pos": tokens with ``pos_ == "VERB"`` or a ``tag_`` starting with "VB" (auxiliaries tagged
+  VB* included, as PropBank annotates "be" and "have"); needs a tagger before the component.
+
+Senses: the classes are the roleset suffixes seen in training ("01", "02", "LV", ...); the
+lemma part is the token's lowercased lemma (its lowercased text without a lemmatizer), mapped
+through a table learned at ``initialize`` from the gold rolesets wherever the most frequent gold
+lemma differs from it (nominal and adjectival predicates: "service" -> "serve", forms without a
+lemmatizer: "ran" -> "run"). Training data without senses gives no sense head (sense None).
+
+Awkward input: units are sentences as for ``lal_parser`` (``units.py``): whitespace tokens are
+not shown to the model (an argument may span them); a sentence longer than the model's
+``max_length`` words is labelled in pieces, and a predicate's arguments are found within its own
+piece only; sentences without predicates give no rows; empty Docs get no frames. Training uses
+only Examples whose predicted tokens are the gold tokens (read corpora with ``gold_preproc``);
+gold roles unseen at ``initialize`` are skipped (counted in a warning).
+"""
+import logging
+from collections import Counter, defaultdict
+from functools import partial
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc, Token
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.util import registry
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
+
+from ..extensions import clear_frames, set_frames
+from ..scoring.ud import PRF
+from ..srl import FrameData
+from .gold import same_tokens
+from .lal_parser import DEFAULT_TOK2VEC
+from .torch_bridge import BuildsTorchLayerOnLoad
+from .units import Unit, make_units, sentence_ranges
+
+logger = logging.getLogger("spacy_lal")
+
+IGNORE = -100  # target id the torch losses skip (also in srl_model.py, which imports torch)
+PREDICATE_MODES = ("gold", "predicted", "pos")
+DECODERS = ("argmax", "viterbi")
+
+DEFAULT_SRL_MODEL = Config().from_str(
+    """
+[model]
+@architectures = "spacy-lal.SemanticRoleLabeler.v1"
+"""
+    + DEFAULT_TOK2VEC.replace("[tok2vec", "[model.tok2vec")
+)["model"]
+
+
+class SrlPredictions(NamedTuple):
+    """What ``predict`` returns: the units and, per row, unit index, predicate word position,
+    BIO label ids of the unit's words and sense class (or None)."""
+
+    units: List[Unit]
+    rows: List[Tuple[int, int, List[int], Optional[int]]]
+
+
+@Language.factory(
+    "lal_srl",
+    assigns=["token._.lal_frame"],
+    default_config={
+        "model": DEFAULT_SRL_MODEL,
+        "predicates": "gold",
+        "decoder": "argmax",
+        "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
+    },
+    default_score_weights={
+        "srl_f": 1.0,
+        "srl_p": 0.0,
+        "srl_r": 0.0,
+        "srl_perfect": 0.0,
+        "srl_pred_f": 0.0,
+        "srl_sense_acc": 0.0,
+    },
+)
+def make_lal_srl(
+    nlp: Language, name: str, model: Model, predicates: str, decoder: str, scorer: Optional[Callable]
+) -> "SemanticRoleLabeler":
+    """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
+    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi)."""
+    return SemanticRoleLabeler(nlp.vocab, model, name, predicates=predicates, decoder=decoder, scorer=scorer)
+
+
+class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
+    """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "lal_srl",
+        *,
+        predicates: str = "gold",
+        decoder: str = "argmax",
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        if predicates not in PREDICATE_MODES:
+            raise ValueError(f"{name}: predicates must be one of {PREDICATE_MODES}, got {predicates!r}")
+        if decoder not in DECODERS:
+            raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.scorer = scorer
+        self.cfg: Dict[str, Any] = {
+            "predicates": predicates,
+            "decoder": decoder,
+            "labels": [],
+            "senses": [],
+            "sense_lemmas": {},
+            "nI": None,
+        }
+
+    # Labels ---------------------------------------------------------------------------------
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        """The BIO role labels ("O", "B-ARG0", "I-ARG0", ..., "B-V", "I-V")."""
+        return tuple(self.cfg["labels"])
+
+    @property
+    def senses(self) -> Tuple[str, ...]:
+        """The sense classes: roleset suffixes seen in training ("01", "02", ...)."""
+        return tuple(self.cfg["senses"])
+
+    @property
+    def label_data(self) -> Dict[str, Any]:
+        return {
+            "labels": list(self.labels),
+            "senses": list(self.senses),
+            "sense_lemmas": dict(self.cfg["sense_lemmas"]),
+        }
+
+    @property
+    def max_length(self) -> int:
+        return int(self.model.attrs["max_length"])
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError(
+            f"{self.name}: labels are read from the training data by initialize(), "
+            "or given there as labels={'labels': [...], 'senses': [...], 'sense_lemmas': {...}}"
+        )
+
+    # Initialization -------------------------------------------------------------------------
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        """Read the labels, senses and roleset lemma table from the examples (or ``labels``,
+        as ``label_data`` gives them) and build the model."""
+        validate_get_examples(get_examples, f"{self.name}.initialize")
+        if labels is None:
+            labels = self._read_labels(get_examples())
+        self.cfg["labels"] = list(labels["labels"])
+        self.cfg["senses"] = list(labels.get("senses", []))
+        self.cfg["sense_lemmas"] = dict(labels.get("sense_lemmas", {}))
+        sample = [eg.x for _, eg in zip(range(10), get_examples())]
+        self.model.initialize(X=(sample, make_units(sample, self.max_length), None))
+        self.cfg["nI"] = self.model.layers[0].get_dim("nO")
+        self._build_torch_model()
+
+    def _read_labels(self, examples: Iterable[Example]) -> Dict[str, Any]:
+        roles = {"V"}
+        suffixes = set()
+        lemma_counts: Dict[str, Counter] = defaultdict(Counter)
+        n_examples = n_frames = 0
+        for eg in examples:
+            n_examples += 1
+            for frame in eg.reference._.srl:
+                n_frames += 1
+                roles.update(span.label_ for span in frame.arguments)
+                lemma, suffix = split_roleset(frame.sense)
+                if suffix is None:
+                    continue
+                suffixes.add(suffix)
+                keys = {roleset_key(frame.predicate)}
+                if same_tokens(eg):  # the predicted Doc's key is what prediction will look up
+                    keys.add(roleset_key(eg.x[frame.predicate.i]))
+                for key in keys:
+                    lemma_counts[key][lemma] += 1
+        if not n_frames:
+            raise ValueError(
+                f"{self.name}: none of the {n_examples} training examples has SRL frames "
+                "(doc._.srl is empty). Convert a PropBank corpus with `python -m spacy_lal convert "
+                "ewt` or `conll05`/`conll12`, and read it with the spacy-lal.Corpus.v1 reader."
+            )
+        lemmas = {}
+        for key, counts in lemma_counts.items():
+            best = counts.most_common(1)[0][0]
+            if best != key:
+                lemmas[key] = best
+        return {
+            "labels": ["O"] + [f"{bio}-{role}" for role in sorted(roles) for bio in "BI"],
+            "senses": sorted(suffixes),
+            "sense_lemmas": lemmas,
+        }
+
+    def _build_torch_model(self) -> None:
+        from .srl_model import configure_srl_model
+
+        configure_srl_model(self.model, self.labels, len(self.senses), self.cfg["nI"])
+
+    # Training -------------------------------------------------------------------------------
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """Learn from a batch with gold predicates: role, predicate and sense losses summed."""
+        from .srl_model import SrlBatch
+
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = [eg for eg in examples]
+        validate_examples(examples, f"{self.name}.update")
+        # A span of gold tokens has no exact counterpart in other tokens: learn from the
+        # Examples whose predicted tokens are the gold tokens.
+        examples = [eg for eg in examples if same_tokens(eg)]
+        docs = [eg.x for eg in examples]
+        units = make_units(docs, self.max_length, [_gold_sentences(eg) for eg in examples])
+        if not units:
+            return losses
+        predicates, targets = self._targets(examples, units)
+        set_dropout_rate(self.model, drop)
+        loss, backprop = self.model.begin_update((docs, units, SrlBatch(predicates, targets=targets)))
+        backprop(1.0)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def _targets(self, examples: List[Example], units: List[Unit]) -> Tuple[List[List[int]], Any]:
+        from .srl_model import SrlTargets
+
+        label_ids = {label: i for i, label in enumerate(self.labels)}
+        sense_ids = {sense: i for i, sense in enumerate(self.senses)}
+        frames = [{frame.predicate: frame for frame in _frame_data(eg.reference)} for eg in examples]
+        width = max(len(unit) for unit in units)
+        is_predicate = numpy.full((len(units), width), IGNORE, dtype="int64")
+        predicates: List[List[int]] = []
+        roles: List[numpy.ndarray] = []
+        senses: List[int] = []
+        unknown = 0
+        for u, unit in enumerate(units):
+            doc_frames = frames[unit.doc_index]
+            flags = [token in doc_frames for token in unit.words]
+            is_predicate[u, : len(unit)] = flags
+            positions = [k for k, flag in enumerate(flags) if flag]
+            predicates.append(positions)
+            for k in positions:
+                frame = doc_frames[unit.words[k]]
+                row = numpy.full(width, IGNORE, dtype="int64")
+                tags = unit_bio(frame, unit)
+                for j, tag in enumerate(tags):
+                    row[j] = label_ids.get(tag, IGNORE)
+                unknown += sum(1 for tag in tags if tag.startswith("B-") and tag not in label_ids)
+                roles.append(row)
+                senses.append(sense_ids.get(split_roleset(frame.sense)[1], IGNORE))
+        if unknown:
+            logger.warning("%s: %d gold arguments with roles unseen at initialize were skipped", self.name, unknown)
+        role_array = numpy.stack(roles) if roles else numpy.zeros((0, width), dtype="int64")
+        return predicates, SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64"))
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError(f"{self.name} computes its loss inside update() (see srl_model.py)")
+
+    # Prediction -----------------------------------------------------------------------------
+
+    def predict(self, docs: Iterable[Doc]) -> SrlPredictions:
+        from .srl_model import SrlBatch
+
+        docs = list(docs)
+        units = make_units(docs, self.max_length)
+        if not units:
+            return SrlPredictions([], [])
+        predicates = self._unit_predicates(docs, units)
+        decoded = self.model.predict((docs, units, SrlBatch(predicates, decoder=self.cfg["decoder"])))
+        rows = list(zip(decoded.units, decoded.positions, decoded.tags, decoded.senses))
+        return SrlPredictions(units, rows)
+
+    def _unit_predicates(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[int]]]:
+        """Per unit, the word positions of its predicates, or None for the identification head."""
+        mode = self.cfg["predicates"]
+        if mode == "predicted":
+            return [None] * len(units)
+        if mode == "pos":
+            marked = [{t.i for t in doc if t.pos_ == "VERB" or t.tag_.startswith("VB")} for doc in docs]
+        else:
+            marked = [{frame.predicate.i for frame in doc._.srl} for doc in docs]
+        return [
+            [k for k, token in enumerate(unit.words) if token in marked[unit.doc_index]]
+            if mode == "pos" or marked[unit.doc_index]
+            else None
+            for unit in units
+        ]
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: SrlPredictions) -> None:
+        docs = list(docs)
+        frames: List[List[FrameData]] = [[] for _ in docs]
+        for u, position, tags, sense in predictions.rows:
+            unit = predictions.units[u]
+            doc = docs[unit.doc_index]
+            frames[unit.doc_index].append(self._frame(doc, unit, position, tags, sense))
+        for doc, doc_frames in zip(docs, frames):
+            if doc_frames:
+                set_frames(doc, doc_frames)
+            else:
+                clear_frames(doc)
+
+    def _frame(self, doc: Doc, unit: Unit, position: int, tags: Sequence[int], sense: Optional[int]) -> FrameData:
+        words = unit.words
+        predicate = words[position]
+        arguments = []
+        for start, end, role in bio_spans([self.labels[t] for t in tags]):
+            span = (words[start], words[end - 1] + 1, role)
+            if span != (predicate, predicate + 1, "V"):
+                arguments.append(span)
+        roleset = None
+        if sense is not None:
+            key = roleset_key(doc[predicate])
+            roleset = f"{self.cfg['sense_lemmas'].get(key, key)}.{self.senses[sense]}"
+        return FrameData(predicate, roleset, tuple(arguments))
+
+
+# Gold frames and BIO tags ---------------------------------------------------------------------
+
+
+def _gold_sentences(eg: Example) -> List[range]:
+    # As lal_parser: the gold sentences where they are set (the tokens are the gold tokens here).
+    return sentence_ranges(eg.reference if eg.reference.has_annotation("SENT_START") else eg.predicted)
+
+
+def _frame_data(doc: Doc) -> List[FrameData]:
+    return [frame.data for frame in doc._.srl]
+
+
+def split_roleset(roleset: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """"borrow.01" -> ("borrow", "01"); no sense or no "." -> (None, None)."""
+    if not roleset or "." not in roleset:
+        return None, None
+    lemma, _, suffix = roleset.rpartition(".")
+    return (lemma, suffix) if lemma and suffix else (None, None)
+
+
+def roleset_key(token: Token) -> str:
+    """The lemma part a roleset starts from: the lowercased lemma, or text without a lemma."""
+    return (token.lemma_ or token.text).lower()
+
+
+def unit_bio(frame: FrameData, unit: Unit) -> List[str]:
+    """The frame's BIO tags on the words of ``unit``: "B-V" on the predicate (and "I-V" on the
+    rest of a longer V), arguments as B-/I-; an argument cut by the edge of a piece starts
+    with B- in the piece."""
+    brackets = list(frame.arguments)
+    if not any(label == "V" for _, _, label in brackets):
+        brackets.append((frame.predicate, frame.predicate + 1, "V"))
+    owner = {token: b for b, (start, end, _) in enumerate(brackets) for token in range(start, end)}
+    tags = []
+    previous = None
+    for token in unit.words:
+        b = owner.get(token)
+        if b is None:
+            tags.append("O")
+        else:
+            tags.append(("I-" if b == previous else "B-") + brackets[b][2])
+        previous = b
+    return tags
+
+
+def bio_spans(tags: Sequence[str]) -> Iterator[Tuple[int, int, str]]:
+    """(start, end, role) of each B-/I- run of a valid BIO sequence."""
+    start, role = None, None
+    for i, tag in enumerate(list(tags) + ["O"]):
+        if tag.startswith("I-") and role == tag[2:]:
+            continue
+        if role is not None:
+            yield start, i, role
+        start, role = (i, tag[2:]) if tag != "O" else (None, None)
+
+
+# Scorer and augmenter ---------------------------------------------------------------------------
+
+
+def score_srl_full(examples: Iterable[Example], *, srl_scorer: Callable, **kwargs: Any) -> Dict[str, Any]:
+    """The srl scorer's scores plus ``srl_pred_f`` (predicate identification F1) and
+    ``srl_sense_acc`` (fraction of gold frames with a sense whose predicate got that sense;
+    None without gold senses). Predicates are matched by character offset."""
+    examples = list(examples)
+    scores = dict(srl_scorer(examples, **kwargs))
+    correct = n_gold = n_pred = senses_right = n_senses = 0
+    for eg in examples:
+        gold = {frame.predicate.idx: frame.sense for frame in eg.reference._.srl}
+        pred = {frame.predicate.idx: frame.sense for frame in eg.predicted._.srl}
+        n_gold += len(gold)
+        n_pred += len(pred)
+        correct += len(gold.keys() & pred.keys())
+        for idx, sense in gold.items():
+            if sense is not None:
+                n_senses += 1
+                senses_right += pred.get(idx) == sense
+    scores["srl_pred_f"] = PRF(correct, n_gold, n_pred).f1 if n_gold or n_pred else None
+    scores["srl_sense_acc"] = senses_right / n_senses if n_senses else None
+    return scores
+
+
+@registry.scorers("spacy-lal.srl_full_scorer.v1")
+def make_srl_full_scorer() -> Callable[..., Dict[str, Any]]:
+    """``spacy-lal.srl_scorer.v1`` plus predicate identification F1 and sense accuracy."""
+    # A partial of module-level functions, not a closure, so pipelines stay picklable.
+    return partial(score_srl_full, srl_scorer=registry.scorers.get("spacy-lal.srl_scorer.v1")())
+
+
+def mark_gold_predicates(nlp: Language, example: Example) -> Iterator[Example]:
+    """Mark the reference's predicates (frames without sense or arguments) on the predicted Doc,
+    for ``predicates = "gold"``; Examples whose tokens differ are passed on unchanged."""
+    if same_tokens(example):
+        set_frames(example.predicted, [FrameData(frame.predicate.i, None) for frame in example.reference._.srl])
+    yield example
+
+
+@registry.augmenters("spacy-lal.srl_gold_predicates.v1")
+def make_gold_predicate_augmenter() -> Callable[[Language, Example], Iterator[Example]]:
+    """Corpus augmenter giving the predicted Docs the gold predicates (use it on the dev
+    corpus to evaluate with gold predicates, the paper's setting)."""
+    return mark_gold_predicates
