@@ -238,7 +238,7 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
         if losses is None:
             losses = {}
         losses.setdefault(self.name, 0.0)
-        examples = [eg for eg in examples]
+        examples = list(examples)
         validate_examples(examples, f"{self.name}.update")
         # A span of gold tokens has no exact counterpart in other tokens: learn from the
         # Examples whose predicted tokens are the gold tokens.
@@ -261,7 +261,7 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
 
         label_ids = {label: i for i, label in enumerate(self.labels)}
         sense_ids = {sense: i for i, sense in enumerate(self.senses)}
-        frames = [{frame.predicate: frame for frame in _frame_data(eg.reference)} for eg in examples]
+        frames = [{frame.predicate.i: frame.data for frame in eg.reference._.srl} for eg in examples]
         width = max(len(unit) for unit in units)
         is_predicate = numpy.full((len(units), width), IGNORE, dtype="int64")
         predicates: List[List[int]] = []
@@ -355,10 +355,6 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
 def _gold_sentences(eg: Example) -> List[range]:
     # As lal_parser: the gold sentences where they are set (the tokens are the gold tokens here).
     return sentence_ranges(eg.reference if eg.reference.has_annotation("SENT_START") else eg.predicted)
-
-
-def _frame_data(doc: Doc) -> List[FrameData]:
-    return [frame.data for frame in doc._.srl]
 
 
 def split_roleset(roleset: Optional[str]) -> Tuple[Optional[str], Optional[str]]:

@@ -1,0 +1,295 @@
+"""lal_srl end to end: overfit, predicates, decoders, serialization, awkward input, export."""
+import logging
+import pickle
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal.extensions import set_frames
+from spacy_lal.pipeline.lal_srl import mark_gold_predicates
+from spacy_lal.pipeline.units import Unit
+from spacy_lal.srl import FrameData
+
+# (words, [(predicate, roleset, [(start, end, role), ...]), ...])
+SENTENCES = [
+    (
+        "The man who saw the dog left .".split(),
+        [
+            (3, "see.01", [(0, 2, "ARG0"), (2, 3, "R-ARG0"), (4, 6, "ARG1")]),
+            (6, "leave.01", [(0, 6, "ARG0")]),
+        ],
+    ),
+    (
+        "The results , he said , were good .".split(),
+        [
+            (4, "say.01", [(0, 2, "ARG1"), (3, 4, "ARG0"), (6, 8, "C-ARG1")]),
+            (6, "be.01", [(0, 2, "ARG1"), (7, 8, "ARG2")]),
+        ],
+    ),
+    (
+        "Mary borrowed a book from John yesterday .".split(),
+        [(1, "borrow.01", [(0, 1, "ARG0"), (2, 4, "ARG1"), (4, 6, "ARG2"), (6, 7, "ARGM-TMP")])],
+    ),
+    ("His decision surprised us .".split(), [(1, "decide.01", [(0, 1, "ARG0")]), (2, "surprise.01", [(0, 2, "ARG0"), (3, 4, "ARG1")])]),
+    ("Hello there !".split(), []),
+    ("He picked it up again .".split(), [(1, "pick_up.02", [(0, 1, "ARG0"), (2, 3, "ARG1"), (3, 4, "C-V"), (4, 5, "ARGM-TMP")])]),
+]
+
+TOK2VEC = {
+    "@architectures": "spacy.Tok2Vec.v2",
+    "embed": {
+        "@architectures": "spacy.MultiHashEmbed.v2",
+        "width": 32,
+        "attrs": ["ORTH", "SHAPE"],
+        "rows": [500, 50],
+        "include_static_vectors": False,
+    },
+    "encode": {
+        "@architectures": "spacy.MaxoutWindowEncoder.v2",
+        "width": 32,
+        "depth": 1,
+        "window_size": 1,
+        "maxout_pieces": 2,
+    },
+}
+
+TINY = {
+    "@architectures": "spacy-lal.SemanticRoleLabeler.v1",
+    "n_layers": 1,
+    "d_model": 32,
+    "n_heads": 2,
+    "d_ff": 64,
+    "d_mask": 8,
+    "dropout": 0.0,
+    "d_head_hidden": 32,
+    "max_length": 12,
+    "tok2vec": TOK2VEC,
+}
+
+
+def gold_doc(vocab, words, frames):
+    doc = Doc(vocab, words=words, sent_starts=[True] + [False] * (len(words) - 1))
+    set_frames(doc, [FrameData(p, sense, tuple(args)) for p, sense, args in frames])
+    return doc
+
+
+def make_examples(vocab):
+    return [Example(Doc(vocab, words=words), gold_doc(vocab, words, frames)) for words, frames in SENTENCES]
+
+
+def with_gold_predicates(examples):
+    return [next(mark_gold_predicates(None, eg.copy())) for eg in examples]
+
+
+def frames_of(doc):
+    return [(f.predicate.i, f.sense, f.data.arguments) for f in doc._.srl]
+
+
+def expected_frames(vocab):
+    return [frames_of(eg.reference) for eg in make_examples(vocab)]
+
+
+def train(n_iter=120, model=TINY, **config):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_srl", config={"model": model, **config})
+    examples = make_examples(nlp.vocab)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.005
+    for _ in range(n_iter):
+        nlp.update(examples, sgd=optimizer)
+    return nlp, examples
+
+
+@pytest.fixture(scope="module")
+def trained():
+    return train()
+
+
+def label(nlp, docs):
+    return [frames_of(doc) for doc in nlp.pipe(docs)]
+
+
+def raw_docs(nlp):
+    return [Doc(nlp.vocab, words=words) for words, _ in SENTENCES]
+
+
+@pytest.mark.parametrize("decoder", ["argmax", "viterbi"])
+def test_overfit_with_gold_predicates(trained, decoder):
+    nlp, examples = trained
+    nlp.get_pipe("lal_srl").cfg["decoder"] = decoder
+    try:
+        gold = with_gold_predicates(examples)
+        assert label(nlp, [eg.predicted for eg in gold]) == expected_frames(nlp.vocab)
+        scores = nlp.evaluate(gold)
+    finally:
+        nlp.get_pipe("lal_srl").cfg["decoder"] = "argmax"
+    assert scores["srl_f"] == 1.0 and scores["srl_perfect"] == 1.0
+    assert scores["srl_pred_f"] == 1.0 and scores["srl_sense_acc"] == 1.0
+
+
+@pytest.mark.parametrize("decoder", ["argmax", "viterbi"])
+def test_overfit_with_predicted_predicates(trained, decoder):
+    nlp, examples = trained
+    srl = nlp.get_pipe("lal_srl")
+    srl.cfg.update(predicates="predicted", decoder=decoder)
+    try:
+        # Docs carrying other predicates are ignored in this mode.
+        docs = raw_docs(nlp)
+        set_frames(docs[2], [FrameData(0, None)])
+        assert label(nlp, docs) == expected_frames(nlp.vocab)
+        scores = nlp.evaluate(examples)
+    finally:
+        srl.cfg.update(predicates="gold", decoder="argmax")
+    assert scores["srl_pred_f"] == 1.0 and scores["srl_sense_acc"] == 1.0 and scores["srl_f"] == 1.0
+
+
+def test_gold_mode_without_frames_identifies_predicates(trained):
+    nlp, _ = trained
+    assert label(nlp, raw_docs(nlp)) == expected_frames(nlp.vocab)
+
+
+def test_label_data_and_senses(trained):
+    nlp, _ = trained
+    data = nlp.get_pipe("lal_srl").label_data
+    assert {"B-C-ARG1", "I-C-ARG1", "B-R-ARG0", "B-V", "I-V", "B-C-V"} <= set(data["labels"])
+    assert data["labels"][0] == "O"
+    assert data["senses"] == ["01", "02"]
+    # Without a lemmatizer the lemma part comes from the form, mapped by the learned table.
+    assert data["sense_lemmas"]["decision"] == "decide" and data["sense_lemmas"]["picked"] == "pick_up"
+
+
+def test_round_trips_give_identical_frames(trained, tmp_path):
+    nlp, _ = trained
+    expected = label(nlp, raw_docs(nlp))
+    from_bytes = spacy.blank("en")
+    from_bytes.add_pipe("lal_srl", config={"model": TINY})
+    from_bytes.from_bytes(nlp.to_bytes())
+    assert label(from_bytes, raw_docs(from_bytes)) == expected
+    nlp.to_disk(tmp_path / "pipeline")
+    loaded = spacy.load(tmp_path / "pipeline")
+    assert label(loaded, raw_docs(loaded)) == expected
+    unpickled = pickle.loads(pickle.dumps(nlp))
+    assert label(unpickled, raw_docs(unpickled)) == expected
+
+
+def test_n_process(trained):
+    nlp, _ = trained
+    texts = [" ".join(words) for words, _ in SENTENCES] * 2
+    serial = [frames_of(d) for d in nlp.pipe(texts)]
+    parallel = [frames_of(d) for d in nlp.pipe(texts, n_process=2, batch_size=3)]
+    assert parallel == serial
+    assert any(serial)
+
+
+def test_awkward_input(trained, caplog):
+    nlp, _ = trained
+    assert nlp("")._.srl == []
+    assert nlp("Hello there !")._.srl == []
+    # Whitespace tokens are not shown to the model; arguments may span them.
+    spaced = nlp("Mary borrowed a   book from John yesterday .")
+    assert [t.is_space for t in spaced].count(True) == 1
+    (frame,) = spaced._.srl
+    assert frame.predicate.text == "borrowed" and frame.sense == "borrow.01"
+    assert not any(span[0].is_space or span[-1].is_space for span in frame.arguments)
+    # (The tok2vec sees the whitespace token, so the words' vectors differ from training; the
+    # mapping of word-level tags back to tokens is checked directly.)
+    srl = nlp.get_pipe("lal_srl")
+    unit = Unit(0, 0, len(spaced), tuple(t.i for t in spaced if not t.is_space))
+    tags = [srl.labels.index(tag) for tag in ["B-ARG0", "B-V", "B-ARG1", "I-ARG1", "O", "O", "O", "O"]]
+    assert srl._frame(spaced, unit, 1, tags, None) == FrameData(1, None, ((0, 1, "ARG0"), (2, 5, "ARG1")))
+    # A sentence longer than max_length (12) is labelled in pieces, arguments within the piece.
+    words = SENTENCES[2][0] * 4
+    long_doc = Doc(nlp.vocab, words=words)
+    set_frames(long_doc, [FrameData(p, None) for p in (1, 9, 17, 25)])
+    with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+        long_doc = nlp(long_doc)
+    assert "longer than the model's max_length" in caplog.text
+    frames = long_doc._.srl
+    assert [f.predicate.i for f in frames] == [1, 9, 17, 25]
+    for frame in frames:
+        piece = frame.predicate.i // 12
+        assert all(12 * piece <= span.start and span.end <= 12 * (piece + 1) for span in frame.arguments)
+
+
+def test_pos_predicates_and_zero_row_batches(trained):
+    nlp, _ = trained
+    srl = nlp.get_pipe("lal_srl")
+    srl.cfg["predicates"] = "pos"
+    try:
+        # No tagger: no token is a VERB, so the batch has units but no rows.
+        assert [frames_of(d) for d in nlp.pipe(["Mary borrowed a book .", "Hello there !"])] == [[], []]
+        doc = Doc(nlp.vocab, words=SENTENCES[2][0], tags=["NNP", "VBD", "DT", "NN", "IN", "NNP", "NN", "."])
+        assert [f.predicate.i for f in nlp(doc)._.srl] == [1]
+    finally:
+        srl.cfg["predicates"] = "gold"
+
+
+def test_export_and_srl_eval(trained, tmp_path):
+    from spacy_lal.corpora.export import write_conll05
+    from spacy_lal.scoring.srl_eval import score_props_files
+
+    nlp, examples = trained
+    predicted = list(nlp.pipe(eg.predicted for eg in with_gold_predicates(examples)))
+    assert any(span.label_.startswith("C-") for d in predicted for f in d._.srl for span in f.arguments)
+    assert any(span.label_.startswith("R-") for d in predicted for f in d._.srl for span in f.arguments)
+    write_conll05([eg.reference for eg in examples], tmp_path / "gold.props")
+    write_conll05(predicted, tmp_path / "pred.props")
+    result = score_props_files(tmp_path / "gold.props", tmp_path / "pred.props")
+    assert result.overall.f1 == 1.0
+
+
+def test_unknown_roles_are_skipped_with_a_warning(trained, caplog):
+    nlp, _ = trained
+    words = "Mary left quickly .".split()
+    eg = Example(Doc(nlp.vocab, words=words), gold_doc(nlp.vocab, words, [(1, "leave.01", [(0, 1, "ARG0"), (2, 3, "ARGM-NEW")])]))
+    copy = pickle.loads(pickle.dumps(nlp))
+    with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+        losses = copy.update([eg])
+    assert "1 gold arguments with roles unseen" in caplog.text
+    assert losses["lal_srl"] > 0
+
+
+def test_initialize_without_frames_is_a_clear_error():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_srl", config={"model": TINY})
+    eg = Example(Doc(nlp.vocab, words=["a", "b"]), Doc(nlp.vocab, words=["a", "b"]))
+    with pytest.raises(ValueError, match="has SRL frames"):
+        nlp.initialize(lambda: [eg])
+
+
+def test_bad_settings_are_clear_errors():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="predicates must be one of"):
+        nlp.add_pipe("lal_srl", config={"model": TINY, "predicates": "oracle"})
+    with pytest.raises(ValueError, match="decoder must be one of"):
+        nlp.add_pipe("lal_srl", name="other", config={"model": TINY, "decoder": "beam"})
+
+
+@pytest.mark.parametrize(
+    "overrides", [{"top_layer": "lal", "lal_d_kv": 8, "lal_d_proj": 4}, {"sublayer": "rnn"}, {"sublayer": "cnn"}]
+)
+def test_variants_train_and_predict(overrides):
+    nlp, examples = train(n_iter=2, model={**TINY, **overrides})
+    assert len(label(nlp, [eg.predicted for eg in with_gold_predicates(examples)])) == len(examples)
+
+
+def test_paper_preset():
+    from spacy_lal.nn.srl import DeepAttConfig
+
+    model = spacy.util.registry.resolve({"m": {**TINY, "n_layers": None, "d_model": None, "n_heads": None, "d_ff": None, "d_mask": None, "preset": "paper"}})["m"]
+    config = DeepAttConfig(**model.attrs["deepatt"])
+    assert (config.n_layers, config.d_model, config.n_heads, config.d_ff) == (10, 200, 8, 800)
+
+
+def test_registered_names_resolve():
+    registry = spacy.util.registry
+    assert registry.factories.get("lal_srl")
+    assert registry.architectures.get("spacy-lal.SemanticRoleLabeler.v1")
+    assert registry.scorers.get("spacy-lal.srl_scorer.v1")
+    assert registry.scorers.get("spacy-lal.srl_full_scorer.v1")
+    assert registry.augmenters.get("spacy-lal.srl_gold_predicates.v1")
+    weights = spacy.blank("en").get_factory_meta("lal_srl").default_score_weights
+    assert weights["srl_f"] == 1.0 and sum(weights.values()) == 1.0
