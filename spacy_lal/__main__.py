@@ -12,13 +12,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m spacy_lal", description=__doc__)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"spacy_lal.cli.{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"spacy_lal.cli.{name}":
-                raise
-            continue
-        module.add_parser(subparsers)
+        importlib.import_module(f"spacy_lal.cli.{name}").add_parser(subparsers)
     return parser
 
 

@@ -1,0 +1,144 @@
+"""``python -m spacy_lal parse``: parse text and show trees, dependencies and semantic roles.
+
+    python -m spacy_lal parse "The cat sat on the mat." --model training/lal_parser/model-best
+    echo "Dogs bark." | python -m spacy_lal parse --model PIPELINE --format conllu
+    python -m spacy_lal parse --file input.txt --model PIPELINE --format json
+
+Each line of a file or of standard input is one text. ``--format text`` (the default) prints,
+per sentence, the indented tree, a dependency table and the role frames; ``ptb``, ``conllu`` and
+``conll05`` print what ``python -m spacy_lal export`` writes; ``json`` prints one object per text.
+"""
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, List
+
+FORMATS = ("text", "json", "ptb", "conllu", "conll05")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "parse",
+        help="parse text and print trees, dependencies and roles",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("text", nargs="?", help="text to parse (default: read standard input)")
+    parser.add_argument("--file", type=Path, help="read texts from this file, one per line")
+    parser.add_argument("--model", required=True, help="pipeline to use: a path or an installed package name")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    import spacy
+
+    import spacy_lal  # noqa: F401  (registers the Doc extensions)
+
+    texts = _read_texts(args)
+    nlp = spacy.load(args.model)
+    docs = list(nlp.pipe(texts))
+    if args.format == "text":
+        for doc in docs:
+            print(format_doc(doc))
+    elif args.format == "json":
+        for doc in docs:
+            print(json.dumps(doc_to_json(doc), ensure_ascii=False))
+    else:
+        print(_export(docs, args.format), end="")
+    return 0
+
+
+def _read_texts(args: argparse.Namespace) -> List[str]:
+    if args.text is not None and args.text != "-":
+        return [args.text]
+    lines: Iterable[str] = args.file.open(encoding="utf8") if args.file else sys.stdin
+    return [line.rstrip("\n") for line in lines if line.strip()]
+
+
+def _export(docs: List[Any], fmt: str) -> str:
+    from ..corpora.export import write_conll05, write_conllu, write_ptb
+
+    writer = {"ptb": write_ptb, "conllu": write_conllu, "conll05": write_conll05}[fmt]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"out.{fmt}"
+        writer(docs, path)
+        return path.read_text(encoding="utf8")
+
+
+def format_tree(tree: Any, indent: int = 0) -> str:
+    """A tree over several lines: a constituent whose leaves all fit on one line stays on one."""
+    pad = "  " * indent
+    one_line = tree.to_string()
+    if tree.is_preterminal or len(one_line) + len(pad) <= 80:
+        return pad + one_line
+    inner = "\n".join(format_tree(child, indent + 1) for child in tree.children)
+    return f"{pad}({tree.label}\n{inner})"
+
+
+def format_doc(doc: Any) -> str:
+    from ..corpora.export import sentences
+
+    blocks = []
+    frames = doc._.srl
+    for number, sent in enumerate(sentences(doc), start=1):
+        lines = [f"# sentence {number}: {sent.text}"]
+        tree = _sentence_tree(sent)
+        if tree is not None:
+            lines += ["tree:", format_tree(tree, 1)]
+        if doc.has_annotation("DEP"):
+            lines.append("dependencies:")
+            for token in sent:
+                head = "ROOT" if token.head.i == token.i else f"{token.head.i - sent.start + 1} {token.head.text}"
+                lines.append(f"  {token.i - sent.start + 1:>3} {token.text:<15} {token.dep_:<12} <- {head}")
+        sent_frames = [frame for frame in frames if sent.start <= frame.predicate.i < sent.end]
+        if sent_frames:
+            lines.append("roles:")
+            for frame in sent_frames:
+                sense = f" ({frame.sense})" if frame.sense else ""
+                lines.append(f"  {frame.predicate.text}{sense}: {frame}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _sentence_tree(sent: Any) -> Any:
+    from ..extensions import NotAConstituentError
+    from ..tree import Tree
+
+    try:
+        return Tree.from_string(sent._.parse_string)
+    except NotAConstituentError:
+        return None
+
+
+def doc_to_json(doc: Any) -> Dict[str, Any]:
+    from ..corpora.export import sentences
+
+    out: Dict[str, Any] = {"text": doc.text, "sentences": []}
+    for sent in sentences(doc):
+        tree = _sentence_tree(sent)
+        out["sentences"].append(
+            {
+                "start": sent.start,
+                "end": sent.end,
+                "tree": None if tree is None else tree.to_string(),
+            }
+        )
+    out["tokens"] = [
+        {"i": t.i, "text": t.text, "tag": t.tag_, "head": t.head.i, "dep": t.dep_} for t in doc
+    ]
+    out["frames"] = [
+        {
+            "predicate": frame.predicate.i,
+            "sense": frame.sense,
+            "arguments": [
+                {"start": arg.start, "end": arg.end, "label": arg.label_, "text": arg.text}
+                for arg in frame.arguments
+            ],
+            "text": str(frame),
+        }
+        for frame in doc._.srl
+    ]
+    return out
