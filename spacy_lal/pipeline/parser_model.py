@@ -20,6 +20,7 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3, xp2torch
 from thinc.types import Floats2d
 
+from .embeddings import concatenate_token_vectors
 from .torch_bridge import convert_padded_inputs, pad_units
 from .units import Unit, length_sorted_chunks
 
@@ -60,6 +61,8 @@ class DecodedParses:
 @registry.architectures("spacy-lal.LabelAttentionParser.v1")
 def build_label_attention_parser(
     tok2vec: Model[List[Doc], List[Floats2d]],
+    tag_embed: Optional[Model[List[Doc], List[Floats2d]]] = None,
+    char_encoder: Optional[Model[List[Doc], List[Floats2d]]] = None,
     d_model: int = 256,
     n_layers: int = 2,
     n_heads: int = 8,
@@ -79,6 +82,12 @@ def build_label_attention_parser(
     max_chart_cells: int = 200_000,
 ) -> Model:
     """Label Attention parser (Mrini et al. 2020) over any tok2vec.
+
+    The encoder input of a token is its ``tok2vec`` vector (``spacy.Tok2Vec.v2``, a
+    ``spacy.Tok2VecListener.v1`` or ``spacy-transformers.TransformerListener.v1``), concatenated
+    with the optional ``tag_embed`` (e.g. ``spacy-lal.TagEmbed.v1``: embeddings of upstream POS
+    tags) and ``char_encoder`` (e.g. ``spacy-lal.CharLSTM.v1``, Kitaev & Klein sec. 5.1) outputs;
+    the model's first layer is that concatenation, whose width the component stores as ``nI``.
 
     ``lal_heads`` = None gives one label-attention head per label (span labels for
     ``lal_parser``, dependency labels for ``lal_dependency_parser``), as in the paper.
@@ -110,11 +119,12 @@ def build_label_attention_parser(
         "dep_dropout": dropout,
         "max_length": max_length,
     }
+    inputs = [layer for layer in (tok2vec, tag_embed, char_encoder) if layer is not None]
     return Model(
         "lal_parser",
         _forward,
         init=_init,
-        layers=[tok2vec],
+        layers=[concatenate_token_vectors(*inputs)],
         dims={"nI": None},
         attrs={
             "hparams": hparams,
@@ -155,8 +165,8 @@ def configure_parser_model(
 
 
 def _init(model: Model, X: Optional[Tuple] = None, Y: Any = None) -> None:
-    tok2vec = model.layers[0]
-    tok2vec.initialize(X=None if X is None else X[0])
+    # layers[0]: the tok2vec, or its concatenation with the optional tag/char inputs.
+    model.layers[0].initialize(X=None if X is None else X[0])
 
 
 def _forward(model: Model, X: Tuple[List[Doc], Sequence[Unit], Optional[ParserTargets]], is_train: bool):

