@@ -408,7 +408,7 @@ def test_biaffine_arc_scores_match_naive() -> None:
         for d in range(4):
             for h in range(4):
                 # eq. 10: h_d^T W h_h + U^T h_d + V^T h_h + b
-                expected = hd[b, d] @ scorer.W @ hh[b, h] + scorer.U @ hd[b, d] + scorer.V @ hh[b, h] + scorer.b
+                expected = hd[b, d] @ scorer.W @ hh[b, h] + scorer.U @ hd[b, d] + scorer.V @ hh[b, h] + scorer.b[0]
                 torch.testing.assert_close(scores[b, d, h], expected, atol=ATOL, rtol=1e-4)
 
 

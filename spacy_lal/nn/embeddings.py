@@ -16,7 +16,7 @@ index ``n + 1``, which differs per sentence).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence, Union
 
 import torch
 from torch import Tensor, nn
@@ -32,8 +32,12 @@ __all__ = [
 ]
 
 
-def lengths_to_mask(lengths: Tensor, max_len: int) -> Tensor:
-    """Boolean mask ``(B, max_len)``, True where ``position < length``."""
+def lengths_to_mask(lengths: Union[Tensor, Sequence[int]], max_len: Optional[int] = None) -> Tensor:
+    """Boolean mask ``(B, max_len)``, True where ``position < length`` (``max_len`` defaults to
+    the longest length)."""
+    lengths = torch.as_tensor(lengths, dtype=torch.long)
+    if max_len is None:
+        max_len = int(lengths.max()) if lengths.numel() else 0
     positions = torch.arange(max_len, device=lengths.device)
     return positions.unsqueeze(0) < lengths.unsqueeze(1)
 

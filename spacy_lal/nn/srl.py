@@ -41,6 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from spacy_lal.nn.embeddings import lengths_to_mask
 from spacy_lal.nn.timing import TimingSignal
 
 __all__ = [
@@ -160,14 +161,6 @@ class DeepAttConfig:
 
 # ----------------------------------------------------------------------------------------------
 # Helpers: masks, predicate rows, label-smoothed loss
-
-
-def lengths_to_mask(lengths: torch.Tensor | Sequence[int], max_len: int | None = None) -> torch.Tensor:
-    """Prefix mask ``(N, max_len)``, True on the first ``lengths[i]`` positions of row i."""
-    lengths = torch.as_tensor(lengths, dtype=torch.long)
-    if max_len is None:
-        max_len = int(lengths.max()) if lengths.numel() else 0
-    return torch.arange(max_len, device=lengths.device).unsqueeze(0) < lengths.unsqueeze(1)
 
 
 def predicate_rows(
