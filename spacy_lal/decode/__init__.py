@@ -1,8 +1,8 @@
 """CPU decoders for the parsers: CKY over span charts, Eisner and Chu-Liu-Edmonds over arc scores,
-BIO Viterbi over token label scores.
+joint span + dependency decoding (lexicalized CKY), BIO Viterbi over token label scores.
 
-The cores are Cython (`_cky`, `_eisner`, `_mst`, `_viterbi`) and decode without the GIL; this module
-validates inputs at the Python boundary. Every decoder has a `*_batch` form that takes a list of
+The cores are Cython (`_cky`, `_eisner`, `_joint`, `_mst`, `_viterbi`) and decode without the GIL;
+this module validates inputs at the Python boundary. Every decoder has a `*_batch` form that takes a list of
 sentences of mixed lengths and decodes them all in one GIL-free loop; the single-sentence forms are
 batches of one.
 
@@ -18,12 +18,13 @@ Input conventions, shared by all decoders:
 """
 from __future__ import annotations
 
+import numbers
 import operator
 from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _cky, _eisner, _mst, _viterbi
+from . import _cky, _eisner, _joint, _mst, _viterbi
 
 __all__ = [
     "CKYResult",
@@ -33,6 +34,9 @@ __all__ = [
     "eisner_batch",
     "chu_liu_edmonds",
     "chu_liu_edmonds_batch",
+    "JointResult",
+    "joint",
+    "joint_batch",
     "BIOScheme",
     "bio_viterbi",
     "bio_viterbi_batch",
@@ -318,6 +322,93 @@ def chu_liu_edmonds(scores: Any) -> np.ndarray:
     scores, returns: as `eisner`.
     """
     return _arc_batch(_mst.chu_liu_edmonds_batch, [scores], "chu_liu_edmonds", False)[0]
+
+
+# ----------------------------------------------------------------------------- joint
+
+
+class JointResult(NamedTuple):
+    """The best jointly decoded constituency tree and dependency tree of a sentence.
+
+    spans: int32 [2n - 1, 3] rows (start, end, label) in pre-order, as `CKYResult.spans`.
+    heads: int64 [n + 1] as `eisner`: heads[d] = head of word d (words 1..n, word d covering the
+        fenceposts d - 1..d), 0 for the root's single dependent, heads[0] = -1.
+    score: sum of chart[start, end, label] over the spans (label 0 counting 0) + lam * the sum
+        of arcs[d, heads[d]] over d = 1..n.
+    """
+
+    spans: np.ndarray
+    heads: np.ndarray
+    score: float
+
+
+def _lam(lam: Any, where: str) -> float:
+    if isinstance(lam, (bool, np.bool_)) or not isinstance(lam, numbers.Real):
+        raise TypeError(f"{where}: lam must be a real number, got {lam!r}")
+    value = float(lam)
+    if not np.isfinite(value):
+        raise ValueError(f"{where}: lam must be finite, got {lam!r}")
+    return value
+
+
+def joint_batch(
+    charts: Sequence[Any], arcs: Sequence[Any], lam: float = 1.0, *, _name: str = "joint_batch"
+) -> list[JointResult]:
+    """`joint` over lists of charts and arc matrices of mixed sizes, in one GIL-free call."""
+    batch = _name == "joint_batch"
+    for arg, value in (("charts", charts), ("arcs", arcs)):
+        if isinstance(value, np.ndarray):
+            raise TypeError(f"{_name}: {arg} must be a list of arrays, not one array")
+    if len(arcs) != len(charts):
+        raise ValueError(f"{_name}: {len(arcs)} arc matrices for {len(charts)} charts")
+    lam = _lam(lam, _name)
+    chart_arrays: list[np.ndarray] = []
+    arc_arrays: list[np.ndarray] = []
+    for i, (chart, arc) in enumerate(zip(charts, arcs)):
+        where = _batch_where(_name, batch, i, "charts" if batch else "chart")
+        arr = _scores(chart, 3, where)
+        n = arr.shape[0] - 1
+        if arr.shape[1] != n + 1 or n < 0:
+            raise ValueError(f"{where} must have shape [n + 1, n + 1, L], got {arr.shape}")
+        if arr.shape[2] < 2:
+            raise ValueError(
+                f"{where} needs label 0 (empty) and at least one real label, got L = {arr.shape[2]}"
+            )
+        arc_where = _batch_where(_name, batch, i, "arcs")
+        arc = _square(arc, arc_where)
+        if arc.shape[0] != n + 1:
+            raise ValueError(
+                f"{arc_where} must have shape {(n + 1, n + 1)} to match the chart's {arr.shape}, "
+                f"got {arc.shape}"
+            )
+        chart_arrays.append(arr)
+        arc_arrays.append(arc)
+    spans, heads, scores, status = _joint.joint_batch(chart_arrays, arc_arrays, lam)
+    if status.any():
+        i = int(np.flatnonzero(status)[0])
+        arg = "arcs" if status[i] == _joint.NONFINITE_ARCS else ("charts" if batch else "chart")
+        raise _nonfinite(_batch_where(_name, batch, i, arg))
+    return [JointResult(s, h, float(sc)) for s, h, sc in zip(spans, heads, scores)]
+
+
+def joint(chart: Any, arcs: Any, lam: float = 1.0) -> JointResult:
+    """Best constituency tree and dependency tree decoded together, consistent with each other
+    (lexicalized CKY; the "joint span" decoder of Zhou and Zhao 2019), exact, O(n^4) time and
+    O(n^3) memory (8 bytes per (span, word): 32 MB at n = 200).
+
+    chart: [n + 1, n + 1, L] span-label scores, as `cky` (label 0 empty, L >= 2).
+    arcs: [n + 1, n + 1] arc scores, as `eisner` (arcs[d, h], index 0 the root; row 0 and the
+        diagonal ignored).
+    lam: weight of the arc scores (finite; 0 gives `cky`'s best score).
+    Every node of the binarized tree has a lexical head: word i for a leaf (i, i + 1), the head of
+    one of its children for an inner node, the other child's head depending on it; the head of the
+    whole sentence is the root's only dependent. So the dependency tree is projective with one
+    root dependent, and every projective such tree arises with some bracketing. Maximises the
+    label score of the tree (as `cky`: best label per span, the root labelled) + lam * the arc
+    score of the dependency tree (root arc included).
+    Ties: empty label, then lowest label; leftmost split; lowest head; leftmost root dependent.
+    """
+    return joint_batch([chart], [arcs], lam, _name="joint")[0]
 
 
 # ----------------------------------------------------------------------------- BIO
