@@ -158,7 +158,14 @@ def test_cky_matches_brute_force_over_every_labelling(case):
 def test_cky_loss_augmented_matches_brute_force(case):
     rng, chart = case
     n, L = chart.shape[0] - 1, chart.shape[2]
-    gold = random_gold(rng, n, L)
+    gold = np.zeros((n + 1, n + 1), dtype=np.int64)
+    stack = [(0, n)]  # a random binary tree (random_gold enumerates all trees: too many here)
+    while stack:
+        i, j = stack.pop()
+        gold[i, j] = rng.integers(1, L) if (i, j) == (0, n) or rng.random() < 0.6 else 0
+        if j > i + 1:
+            k = int(rng.integers(i + 1, j))
+            stack += [(i, k), (k, j)]
     result = cky(chart, gold)
     check_tree(result, chart, gold, loss=True)
     assert result.score + result.cost == pytest.approx(brute_cky(chart, gold), abs=TOL)
@@ -245,6 +252,71 @@ def test_cky_small_sentences_and_label_zero():
     chart[..., 0] = np.nan
     chart[np.tril_indices(4)] = -np.inf
     check_tree(cky(chart), chart)
+
+
+def reference_cky(chart, gold=None):
+    """Plain-Python CKY with the documented tie-breaking (empty label, then lowest label, then
+    leftmost split): the exact spans the vectorised core must return."""
+    n, L = chart.shape[0] - 1, chart.shape[2]
+    best, label, split = {}, {}, {}
+    for w in range(1, n + 1):
+        for i in range(n - w + 1):
+            j = i + w
+            lab, val = None, -np.inf
+            for l in range(0 if (i, j) != (0, n) else 1, L):
+                v = 0.0 if l == 0 else float(chart[i, j, l])
+                if gold is not None and l != gold[i, j]:
+                    v += 1.0
+                if v > val:
+                    lab, val = l, v
+            km, m = None, -np.inf
+            for k in range(i + 1, j):
+                if best[i, k] + best[k, j] > m:
+                    km, m = k, best[i, k] + best[k, j]
+            best[i, j] = val + (m if w > 1 else 0.0)
+            label[i, j], split[i, j] = lab, km
+    spans, stack = [], [(0, n)] if n else []
+    while stack:
+        i, j = stack.pop()
+        spans.append([i, j, label[i, j]])
+        if j > i + 1:
+            stack += [(split[i, j], j), (i, split[i, j])]
+    return spans
+
+
+@SETTINGS
+@given(st.data())
+def test_cky_vector_kernels_match_reference(data):
+    # Sizes around the SIMD widths (labels in blocks of 4 / 16, starts in blocks of 4 / 8), many
+    # ties; masks where nothing is read; exact spans against the scalar reference.
+    rng = rng_from(data.draw)
+    n = data.draw(st.integers(1, 19))
+    L = data.draw(st.sampled_from([2, 3, 4, 5, 8, 15, 16, 17, 20, 33, 40]))
+    chart = draw_scores(rng, (n + 1, n + 1, L), data.draw(st.booleans()))
+    if data.draw(st.booleans()):
+        chart[..., 0] = np.nan
+        chart[np.tril_indices(n + 1)] = -np.inf
+    assert cky(chart).spans.tolist() == reference_cky(chart)
+    gold = np.zeros((n + 1, n + 1), dtype=np.int64)
+    stack = [(0, n)]  # a random binary tree (random_gold enumerates all trees: too many here)
+    while stack:
+        i, j = stack.pop()
+        gold[i, j] = rng.integers(1, L) if (i, j) == (0, n) or rng.random() < 0.6 else 0
+        if j > i + 1:
+            k = int(rng.integers(i + 1, j))
+            stack += [(i, k), (k, j)]
+    result = cky(chart, gold)
+    assert result.spans.tolist() == reference_cky(chart, gold)
+    check_tree(result, chart, gold, loss=True)
+    # A NaN or inf at any label position of any span that is read is reported.
+    i = int(rng.integers(0, n))
+    j = int(rng.integers(i + 1, n + 1))
+    chart[i, j, rng.integers(1, L)] = rng.choice([np.nan, np.inf, -np.inf])
+    for g in (None, gold):
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            cky(chart, g)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        cky(chart, gold, force_gold=True)
 
 
 # ----------------------------------------------------------------------------- dependencies

@@ -5,16 +5,189 @@ Inputs are validated by `spacy_lal.decode.cky_batch`; this module trusts them (C
 charts, int32 gold charts, int32 constraint rows) and never holds the GIL while decoding.
 
 The tree score decomposes over spans and the label of a span does not interact with its split, so
-each span first picks its best admissible label (O(n^2 L)), then an O(n^3) search picks the splits.
+each span first gets the value of its best admissible label (O(n^2 L), one streaming pass over the
+chart in memory order, NaN/inf check fused in), then an O(n^3) search picks the splits; the labels
+themselves are only looked up for the 2n - 1 spans of the best tree, while backtracking.
+
+The inner loops are C kernels below: SSE2 (the x86-64 baseline, so no -march flag is needed) with
+several independent accumulators, and a plain C fallback elsewhere. They are exact: max is the
+IEEE comparison the scalar code makes, finiteness is tested with x - x == 0 (0 for finite x, NaN
+otherwise), and indices are found in a second pass as the first element equal to the maximum, so
+ties go to the lowest index exactly as in a left-to-right scan with strict `>`.
 """
 cimport numpy as cnp
-from libc.math cimport INFINITY, isfinite
+from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
 import numpy as np
 
 cnp.import_array()
+
+cdef extern from *:
+    """
+    #include <math.h>
+    #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+    #include <emmintrin.h>
+    #define LAL_SSE2 1
+    #endif
+
+    static inline int lal_ctz(unsigned int mask) {
+    #if defined(__GNUC__) || defined(__clang__)
+        return __builtin_ctz(mask);
+    #else
+        int k = 0;
+        while (!(mask & 1u)) { mask >>= 1; ++k; }
+        return k;
+    #endif
+    }
+
+    /* Largest of p[lo:hi] (-INFINITY if the range is empty); clears *ok when any of them is NaN
+       or infinite. Four independent 4-lane maxima (maxps has the same semantics as the scalar
+       `x > m ? x : m`); a short tail is covered by re-reading the last 4 elements, harmless for
+       both the maximum and the check. */
+    static inline float lal_max(const float* p, int lo, int hi, int* ok) {
+        int n = hi - lo, l = 0;
+        float m = -INFINITY;
+        p += lo;
+    #ifdef LAL_SSE2
+        if (n >= 4) {
+            __m128 m0 = _mm_loadu_ps(p), m1 = m0, m2 = m0, m3 = m0;
+            __m128 z0 = _mm_setzero_ps(), z1 = z0, z2 = z0, z3 = z0;
+            __m128 x0, x1, x2, x3;
+            for (; l + 16 <= n; l += 16) {
+                x0 = _mm_loadu_ps(p + l);
+                x1 = _mm_loadu_ps(p + l + 4);
+                x2 = _mm_loadu_ps(p + l + 8);
+                x3 = _mm_loadu_ps(p + l + 12);
+                m0 = _mm_max_ps(m0, x0);
+                m1 = _mm_max_ps(m1, x1);
+                m2 = _mm_max_ps(m2, x2);
+                m3 = _mm_max_ps(m3, x3);
+                z0 = _mm_add_ps(z0, _mm_sub_ps(x0, x0));
+                z1 = _mm_add_ps(z1, _mm_sub_ps(x1, x1));
+                z2 = _mm_add_ps(z2, _mm_sub_ps(x2, x2));
+                z3 = _mm_add_ps(z3, _mm_sub_ps(x3, x3));
+            }
+            for (; l + 4 <= n; l += 4) {
+                x0 = _mm_loadu_ps(p + l);
+                m0 = _mm_max_ps(m0, x0);
+                z0 = _mm_add_ps(z0, _mm_sub_ps(x0, x0));
+            }
+            if (l < n) {
+                x1 = _mm_loadu_ps(p + n - 4);
+                m1 = _mm_max_ps(m1, x1);
+                z1 = _mm_add_ps(z1, _mm_sub_ps(x1, x1));
+            }
+            m0 = _mm_max_ps(_mm_max_ps(m0, m1), _mm_max_ps(m2, m3));
+            z0 = _mm_add_ps(_mm_add_ps(z0, z1), _mm_add_ps(z2, z3));
+            m0 = _mm_max_ps(m0, _mm_shuffle_ps(m0, m0, _MM_SHUFFLE(1, 0, 3, 2)));
+            m0 = _mm_max_ps(m0, _mm_shuffle_ps(m0, m0, _MM_SHUFFLE(2, 3, 0, 1)));
+            if (_mm_movemask_ps(_mm_cmpneq_ps(z0, _mm_setzero_ps())))  /* a NaN lane */
+                *ok = 0;
+            return _mm_cvtss_f32(m0);
+        }
+    #endif
+        {
+            int good = 1;
+            for (; l < n; ++l) {
+                float x = p[l];
+                good &= (x - x) == 0.0f;
+                m = x > m ? x : m;
+            }
+            if (!good)
+                *ok = 0;
+        }
+        return m;
+    }
+
+    /* Index of the first p[l] == m with lo <= l < hi, -1 if none. */
+    static inline int lal_find(const float* p, int lo, int hi, float m) {
+        int l = lo;
+    #ifdef LAL_SSE2
+        __m128 v = _mm_set1_ps(m);
+        for (; l + 8 <= hi; l += 8) {
+            int mask = _mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(p + l), v))
+                     | (_mm_movemask_ps(_mm_cmpeq_ps(_mm_loadu_ps(p + l + 4), v)) << 4);
+            if (mask)
+                return l + lal_ctz((unsigned int)mask);
+        }
+    #endif
+        for (; l < hi; ++l)
+            if (p[l] == m)
+                return l;
+        return -1;
+    }
+
+    /* Split search for all spans of length w (2 <= w <= n) at once, vectorised over the start i
+       (the diagonal layout D[d * S + i] = value of span (i, i + d) makes both operands of every
+       candidate contiguous in i). For each i in [0, n - w]: the first d in [1, w) maximising
+       D[d][i] + D[w - d][i + d] (a left-to-right scan with strict `>` from -inf: the leftmost
+       split on ties; none if every candidate is -inf), then D[w][i] += the maximum (-inf when
+       there is none) and split[i * N + i + w] = i + d (-1 if none). Sums are never NaN: entries
+       are finite or -inf. Lanes past n - w compute junk in the padding (S >= n + 8, rows zeroed
+       beforehand); nothing valid ever reads it. */
+    static inline void lal_split_block(double* D, int S, int N, int w, int i, int cnt,
+                                       int* split, const int nv) {
+        int d, l;
+        double kd[8];
+    #ifdef LAL_SSE2
+        __m128d m[4], k[4], c, g, dv;
+        for (l = 0; l < nv; ++l) {
+            m[l] = _mm_set1_pd(-INFINITY);
+            k[l] = _mm_set1_pd(-1.0);
+        }
+        for (d = 1; d < w; ++d) {
+            const double* a = D + d * S + i;
+            const double* b = D + (w - d) * S + i + d;
+            dv = _mm_set1_pd((double)d);
+            for (l = 0; l < nv; ++l) {
+                c = _mm_add_pd(_mm_loadu_pd(a + 2 * l), _mm_loadu_pd(b + 2 * l));
+                g = _mm_cmpgt_pd(c, m[l]);
+                m[l] = _mm_max_pd(c, m[l]);  /* c > m ? c : m */
+                k[l] = _mm_or_pd(_mm_and_pd(g, dv), _mm_andnot_pd(g, k[l]));
+            }
+        }
+        for (l = 0; l < nv; ++l) {
+            double* o = D + w * S + i + 2 * l;
+            _mm_storeu_pd(o, _mm_add_pd(_mm_loadu_pd(o), m[l]));
+            _mm_storeu_pd(kd + 2 * l, k[l]);
+        }
+    #else
+        double mm[8];
+        for (l = 0; l < 2 * nv; ++l) {
+            mm[l] = -INFINITY;
+            kd[l] = -1.0;
+        }
+        for (d = 1; d < w; ++d) {
+            const double* a = D + d * S + i;
+            const double* b = D + (w - d) * S + i + d;
+            for (l = 0; l < 2 * nv; ++l) {
+                double c = a[l] + b[l];
+                if (c > mm[l]) {
+                    mm[l] = c;
+                    kd[l] = (double)d;
+                }
+            }
+        }
+        for (l = 0; l < 2 * nv; ++l)
+            D[w * S + i + l] += mm[l];
+    #endif
+        for (l = 0; l < 2 * nv && i + l < cnt; ++l)
+            split[(i + l) * N + i + l + w] = kd[l] < 0.0 ? -1 : i + l + (int)kd[l];
+    }
+
+    static void lal_splits(double* D, int S, int N, int n, int w, int* split) {
+        int cnt = n - w + 1, i = 0;
+        for (; cnt - i >= 8; i += 8)
+            lal_split_block(D, S, N, w, i, cnt, split, 4);
+        for (; i < cnt; i += 4)
+            lal_split_block(D, S, N, w, i, cnt, split, 2);
+    }
+    """
+    float lal_max(const float* p, int lo, int hi, int* ok) noexcept nogil
+    int lal_find(const float* p, int lo, int hi, float m) noexcept nogil
+    void lal_splits(double* D, int S, int N, int n, int w, int* split) noexcept nogil
 
 # Modes and per-sentence status codes; mirrored in the .pyi stub.
 MODE_ARGMAX = 0
@@ -36,10 +209,10 @@ cdef enum:
 
 
 cdef struct Workspace:
-    double* best        # best[i * N + j]: best subtree score over span (i, j), -inf if none allowed
-    double* best_t      # best_t[j * N + i] == best[i * N + j]: keeps the split search contiguous
+    double* best        # best[(j - i) * S + i]: best subtree score over span (i, j), -inf if none
+                        # allowed (before the split search: the value of its best admissible label,
+                        # -inf if a constraint crosses it); S = N + 8 (padding for vector lanes)
     int* split          # split[i * N + j]: best split point k of span (i, j)
-    int* label          # label[i * N + j]: best admissible label of span (i, j)
     int* max_end        # max_end[a]: largest end of a constraint span starting at a (-1 if none)
     int* min_start      # min_start[b]: smallest start of a constraint span ending at b (N if none)
     unsigned char* required  # required[i * N + j]: span must carry a non-empty label
@@ -47,75 +220,88 @@ cdef struct Workspace:
 
 
 cdef int _alloc(Workspace* ws, int N) noexcept nogil:
-    ws.best = <double*>malloc(N * N * sizeof(double))
-    ws.best_t = <double*>malloc(N * N * sizeof(double))
+    ws.best = <double*>malloc(N * (N + 8) * sizeof(double))
     ws.split = <int*>malloc(N * N * sizeof(int))
-    ws.label = <int*>malloc(N * N * sizeof(int))
     ws.max_end = <int*>malloc(N * sizeof(int))
     ws.min_start = <int*>malloc(N * sizeof(int))
     ws.required = <unsigned char*>malloc(N * N * sizeof(unsigned char))
     ws.stack = <int*>malloc(4 * N * sizeof(int))
-    return (ws.best == NULL or ws.best_t == NULL or ws.split == NULL or ws.label == NULL
+    return (ws.best == NULL or ws.split == NULL
             or ws.max_end == NULL or ws.min_start == NULL or ws.required == NULL
             or ws.stack == NULL)
 
 
 cdef void _free(Workspace* ws) noexcept nogil:
     free(ws.best)
-    free(ws.best_t)
     free(ws.split)
-    free(ws.label)
     free(ws.max_end)
     free(ws.min_start)
     free(ws.required)
     free(ws.stack)
 
 
-cdef inline bint _finite(const float* p, int lo, int hi) noexcept nogil:
-    """Whether p[lo:hi] holds no NaN or inf (x - x is 0 only for finite x); vectorises."""
+cdef inline double _span_value(const float* p, int L, int g, bint need, int mode,
+                               int* ok) noexcept nogil:
+    """Value of the best admissible label of a span (scores p[0:L], gold label g) for the mode,
+    clearing *ok if any of p[1:L] is NaN or infinite. `_span_label` finds the label itself; both
+    compute the candidates the same way, so the label's value is exactly this value."""
+    cdef float m, m2
+    cdef double val
+    if mode == _LOSS:
+        # Every label but gold's gains 1: the best label below g, g itself, the best above g.
+        val = -INFINITY if need else (1.0 if g != 0 else 0.0)
+        m = lal_max(p, 1, g, ok)  # empty (-inf) when g <= 1
+        if m + 1.0 > val:
+            val = m + 1.0
+        if g >= 1:
+            ok[0] &= (p[g] - p[g]) == <float>0.0
+            if p[g] > val:
+                val = p[g]
+        m2 = lal_max(p, g + 1 if g >= 1 else 1, L, ok)
+        if m2 + 1.0 > val:
+            val = m2 + 1.0
+        return val
+    m = lal_max(p, 1, L, ok)
+    if mode == _FORCED:
+        if g != 0:
+            return p[g]
+        return -INFINITY if need else 0.0
+    if not need and m <= 0.0:
+        return 0.0
+    return m
+
+
+cdef inline int _span_label(const float* p, int L, int g, bint need, int mode) noexcept nogil:
+    """The best admissible label of a span (finite scores): ties go to the lowest label, the
+    empty one first; the label whose value `_span_value` returns."""
+    cdef int lab, k
     cdef int ok = 1
-    cdef int l
-    for l in range(lo, hi):
-        ok &= (p[l] - p[l]) == <float>0.0
-    return ok
-
-
-cdef inline int _argmax(const float* p, int lo, int hi, float* best) noexcept nogil:
-    """Index of the largest of the finite p[lo:hi], the lowest on ties (-1 if empty).
-
-    Eight independent running maxima keep the CPU busy: a single one is a chain of dependent
-    compares, several times slower over the L ~ 100 labels of every span.
-    """
-    cdef float m0, m1, m2, m3, m4, m5, m6, m7, m
-    cdef int l = lo
-    if lo >= hi:
-        return -1
-    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = p[lo]
-    while l + 8 <= hi:
-        m0 = p[l] if p[l] > m0 else m0
-        m1 = p[l + 1] if p[l + 1] > m1 else m1
-        m2 = p[l + 2] if p[l + 2] > m2 else m2
-        m3 = p[l + 3] if p[l + 3] > m3 else m3
-        m4 = p[l + 4] if p[l + 4] > m4 else m4
-        m5 = p[l + 5] if p[l + 5] > m5 else m5
-        m6 = p[l + 6] if p[l + 6] > m6 else m6
-        m7 = p[l + 7] if p[l + 7] > m7 else m7
-        l += 8
-    m0 = m1 if m1 > m0 else m0
-    m2 = m3 if m3 > m2 else m2
-    m4 = m5 if m5 > m4 else m4
-    m6 = m7 if m7 > m6 else m6
-    m0 = m2 if m2 > m0 else m0
-    m4 = m6 if m6 > m4 else m4
-    m = m4 if m4 > m0 else m0
-    while l < hi:
-        m = p[l] if p[l] > m else m
-        l += 1
-    l = lo
-    while p[l] != m:
-        l += 1
-    best[0] = m
-    return l
+    cdef float m
+    cdef double val
+    if mode == _FORCED:
+        return g
+    if mode == _LOSS:
+        lab = -1
+        val = -INFINITY
+        if not need:
+            lab = 0
+            val = 1.0 if g != 0 else 0.0
+        m = lal_max(p, 1, g, &ok)
+        if m + 1.0 > val:
+            val = m + 1.0
+            lab = lal_find(p, 1, g, m)
+        if g >= 1 and p[g] > val:
+            val = p[g]
+            lab = g
+        k = g + 1 if g >= 1 else 1
+        m = lal_max(p, k, L, &ok)
+        if m + 1.0 > val:
+            lab = lal_find(p, k, L, m)
+        return lab
+    m = lal_max(p, 1, L, &ok)
+    if not need and m <= 0.0:
+        return 0
+    return lal_find(p, 1, L, m)
 
 
 cdef int _cky(const float* chart, int n, int L, const int* gold, int mode,
@@ -123,15 +309,14 @@ cdef int _cky(const float* chart, int n, int L, const int* gold, int mode,
               int* out, double* out_score, long long* out_cost) noexcept nogil:
     """Decode one sentence; writes 2n - 1 (start, end, label) rows to `out` in pre-order."""
     cdef int N = n + 1
-    cdef int i, j, k, l, a, b, g, lab, first, km, sp, top
+    cdef int S = N + 8
+    cdef int i, j, k, a, b, g, lab, w, sp, top
     cdef int mx, mn
+    cdef int ok = 1
     cdef bint need
-    cdef double val, m, t, score
-    cdef float fv = 0.0
+    cdef double val, score
     cdef long long cost
     cdef const float* p
-    cdef double* row
-    cdef double* col
     out_score[0] = 0.0
     out_cost[0] = 0
     if gold == NULL and mode == _LOSS:
@@ -170,80 +355,38 @@ cdef int _cky(const float* chart, int n, int L, const int* gold, int mode,
                         ws.min_start[j] = i
                     ws.required[i * N + j] = 1
 
-    # Spans by increasing end, then decreasing start: every sub-span is ready when needed.
-    for j in range(1, N):
+    # Label values of all spans, in memory order: rows (i, i+1..n) of the chart are contiguous,
+    # so this is one forward stream over the upper triangle. A span crossed by a constraint gets
+    # -inf: mx / mn = the largest end / smallest start of a constraint span starting / ending
+    # strictly inside it.
+    memset(ws.best, 0, <size_t>N * S * sizeof(double))
+    for i in range(n):
+        p = chart + (<Py_ssize_t>(i * N + i + 1)) * L
         mx = -1
         mn = N
-        for i in range(j - 1, -1, -1):
-            if i + 1 < j:
-                if ws.max_end[i + 1] > mx:
-                    mx = ws.max_end[i + 1]
-                if ws.min_start[i + 1] < mn:
-                    mn = ws.min_start[i + 1]
-            p = chart + (<Py_ssize_t>(i * N + j)) * L
-            if not _finite(p, 1, L):
-                return _NONFINITE
+        for j in range(i + 1, N):
+            if j > i + 1:
+                if ws.max_end[j - 1] > mx:
+                    mx = ws.max_end[j - 1]
+                if ws.min_start[j - 1] < mn:
+                    mn = ws.min_start[j - 1]
             g = gold[i * N + j] if gold != NULL else 0
             need = ws.required[i * N + j] or (i == 0 and j == n)
-            # Best admissible label; ties go to the lowest label (the empty one first).
-            first = 1 if need else 0
-            if mode == _FORCED:
-                lab = g
-                if g != 0:
-                    val = p[g]
-                elif need:
-                    val = -INFINITY
-                else:
-                    val = 0.0
-            elif mode == _LOSS:
-                # Every label but gold's gains 1: take the best label below g, g itself and the
-                # best above g, in label order so that ties still go to the lowest.
-                lab = -1
-                val = -INFINITY
-                if first == 0:
-                    lab = 0
-                    val = 1.0 if g != 0 else 0.0
-                k = _argmax(p, max(first, 1), min(g, L) if g > 0 else 0, &fv)
-                if k >= 0 and fv + 1.0 > val:
-                    val = fv + 1.0
-                    lab = k
-                if g >= max(first, 1) and p[g] > val:
-                    val = p[g]
-                    lab = g
-                k = _argmax(p, max(first, 1, g + 1), L, &fv)
-                if k >= 0 and fv + 1.0 > val:
-                    val = fv + 1.0
-                    lab = k
-            else:
-                lab = _argmax(p, 1, L, &fv)
-                val = fv
-                if not need and val <= 0.0:
-                    lab = 0
-                    val = 0.0
-            ws.label[i * N + j] = lab
-            km = -1
-            if mx > j or mn < i:
-                val = -INFINITY
-            elif j > i + 1:
-                row = ws.best + i * N
-                col = ws.best_t + j * N
-                m = -INFINITY
-                for k in range(i + 1, j):
-                    t = row[k] + col[k]
-                    if t > m:
-                        m = t
-                        km = k
-                val += m
-                if km < 0:
-                    val = -INFINITY
-            ws.best[i * N + j] = val
-            ws.best_t[j * N + i] = val
-            ws.split[i * N + j] = km
-    if ws.best[n] == -INFINITY:
+            val = _span_value(p, L, g, need, mode, &ok)
+            ws.best[(j - i) * S + i] = -INFINITY if mx > j or mn < i else val
+            ws.split[i * N + j] = -1
+            p += L
+        if not ok:
+            return _NONFINITE
+
+    # Spans by increasing length: every sub-span is ready when needed.
+    for w in range(2, N):
+        lal_splits(ws.best, S, N, n, w, ws.split)
+    if ws.best[n * S] == -INFINITY:
         return _INFEASIBLE
 
-    # Pre-order backtrack; the model score and the cost are re-summed from the chart so that the
-    # score never contains the loss augmentation.
+    # Pre-order backtrack, labelling the tree's spans; the model score and the cost are re-summed
+    # from the chart so that the score never contains the loss augmentation.
     score = 0.0
     cost = 0
     sp = 0
@@ -255,14 +398,16 @@ cdef int _cky(const float* chart, int n, int L, const int* gold, int mode,
         sp -= 2
         i = ws.stack[sp]
         j = ws.stack[sp + 1]
-        lab = ws.label[i * N + j]
+        g = gold[i * N + j] if gold != NULL else 0
+        need = ws.required[i * N + j] or (i == 0 and j == n)
+        lab = _span_label(chart + (<Py_ssize_t>(i * N + j)) * L, L, g, need, mode)
         out[3 * top] = i
         out[3 * top + 1] = j
         out[3 * top + 2] = lab
         top += 1
         if lab != 0:
             score += chart[(<Py_ssize_t>(i * N + j)) * L + lab]
-        if mode == _LOSS and lab != gold[i * N + j]:
+        if mode == _LOSS and lab != g:
             cost += 1
         k = ws.split[i * N + j]
         if k >= 0:
@@ -297,12 +442,12 @@ def cky_batch(list charts, list golds, list constraints, int mode):
     if chart_p == NULL or gold_p == NULL or cons_p == NULL or out_p == NULL or dims == NULL:
         free(chart_p); free(gold_p); free(cons_p); free(out_p); free(dims)
         raise MemoryError()
-    scores = np.zeros(B, dtype=np.float64)
-    costs = np.zeros(B, dtype=np.int64)
-    status = np.zeros(B, dtype=np.int32)
-    cdef double[::1] scores_v = scores
-    cdef long long[::1] costs_v = costs
-    cdef int[::1] status_v = status
+    cdef cnp.ndarray scores = np.zeros(B, dtype=np.float64)
+    cdef cnp.ndarray costs = np.zeros(B, dtype=np.int64)
+    cdef cnp.ndarray status = np.zeros(B, dtype=np.int32)
+    cdef double* scores_v = <double*>cnp.PyArray_DATA(scores)
+    cdef long long* costs_v = <long long*>cnp.PyArray_DATA(costs)
+    cdef int* status_v = <int*>cnp.PyArray_DATA(status)
     spans = []
     try:
         for s in range(B):
