@@ -33,7 +33,6 @@ Long inputs: no maximum length. The timing signal is computed for any length (se
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Sequence
 

@@ -18,11 +18,9 @@ What the component does with awkward input (see also ``units.py``):
 """
 import logging
 from collections import Counter
-from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy
-import srsly
-from spacy import util
 from spacy.attrs import DEP, HEAD
 from spacy.language import Language
 from spacy.pipeline import TrainablePipe
@@ -43,7 +41,11 @@ from .gold import (
     stored_trees,
     tree_target,
 )
+from .torch_bridge import BuildsTorchLayerOnLoad
 from .units import Unit, make_units, sentence_ranges
+
+if TYPE_CHECKING:
+    from .parser_model import ParserTargets
 
 logger = logging.getLogger("spacy_lal")
 
@@ -152,8 +154,11 @@ def make_lal_dependency_parser(
     )
 
 
-class LabelAttentionParser(TrainablePipe):
-    """A spaCy component around the label-attention parser model (``spacy_lal.nn.parser``)."""
+class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
+    """A spaCy component around the label-attention parser model (``spacy_lal.nn.parser``).
+
+    Its torch layer is built once the labels are known (``initialize``, or the saved cfg when
+    loading: see ``BuildsTorchLayerOnLoad``)."""
 
     def __init__(
         self,
@@ -433,34 +438,3 @@ class LabelAttentionParser(TrainablePipe):
         array[:, 0] = (head - numpy.arange(len(doc))).astype("int64").view("uint64")
         array[:, 1] = [strings.add(label) for label in dep]
         doc.from_array([HEAD, DEP], array)
-
-    # Serialization --------------------------------------------------------------------------
-    # The torch module's shape depends on the label counts, so the saved cfg is read and the
-    # module built before the weights are loaded.
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "LabelAttentionParser":
-        def load_model(data: bytes) -> None:
-            self._build_torch_model()
-            self.model.from_bytes(data)
-
-        deserialize = {
-            "cfg": lambda b: self.cfg.update(srsly.json_loads(b)),
-            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
-            "model": load_model,
-        }
-        util.from_bytes(bytes_data, deserialize, exclude)
-        return self
-
-    def from_disk(self, path, *, exclude=tuple()) -> "LabelAttentionParser":
-        def load_model(p) -> None:
-            self._build_torch_model()
-            with open(p, "rb") as file_:
-                self.model.from_bytes(file_.read())
-
-        deserialize = {
-            "cfg": lambda p: self.cfg.update(srsly.read_json(p)),
-            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
-            "model": load_model,
-        }
-        util.from_disk(path, deserialize, exclude)
-        return self

@@ -11,17 +11,17 @@ The torch module's shape depends on the label counts, which the component learns
 ``configure_parser_model`` rather than by the architecture function.
 """
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 import torch
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3, xp2torch
+from thinc.api import Model, PyTorchWrapper_v3
 from thinc.types import Floats2d
 
 from .embeddings import concatenate_token_vectors
-from .torch_bridge import convert_padded_inputs, pad_units
+from .torch_bridge import convert_loss_outputs, convert_padded_inputs, init_tok2vec, pad_units
 from .units import Unit, length_sorted_chunks
 
 
@@ -123,7 +123,7 @@ def build_label_attention_parser(
     return Model(
         "lal_parser",
         _forward,
-        init=_init,
+        init=init_tok2vec,
         layers=[concatenate_token_vectors(*inputs)],
         dims={"nI": None},
         attrs={
@@ -157,16 +157,11 @@ def configure_parser_model(
         dependency_decoder=dependency_decoder,
     )
     wrapper = PyTorchWrapper_v3(
-        module, convert_inputs=convert_padded_inputs, convert_outputs=_convert_outputs
+        module, convert_inputs=convert_padded_inputs, convert_outputs=convert_loss_outputs
     )
     model.set_dim("nI", nI, force=True)
     model.attrs["dependency_decoder"] = dependency_decoder
     model._layers = [model.layers[0], wrapper]
-
-
-def _init(model: Model, X: Optional[Tuple] = None, Y: Any = None) -> None:
-    # layers[0]: the tok2vec, or its concatenation with the optional tag/char inputs.
-    model.layers[0].initialize(X=None if X is None else X[0])
 
 
 def _forward(model: Model, X: Tuple[List[Doc], Sequence[Unit], Optional[ParserTargets]], is_train: bool):
@@ -198,19 +193,6 @@ def _forward(model: Model, X: Tuple[List[Doc], Sequence[Unit], Optional[ParserTa
         return bp_vectors(d_vectors)
 
     return loss, backprop
-
-
-def _convert_outputs(model: Model, X_Ytorch, is_train: bool):
-    _, Ytorch = X_Ytorch
-    if isinstance(Ytorch, DecodedParses):
-        return Ytorch, lambda dY: None
-    loss = Ytorch
-
-    def backprop(d_loss) -> ArgsKwargs:
-        d = xp2torch(model.ops.asarray1f([float(d_loss)]).reshape(()), device=loss.device)
-        return ArgsKwargs(args=([loss],), kwargs={"grad_tensors": [d]})
-
-    return float(loss.detach()), backprop
 
 
 class _ParserAdapter(torch.nn.Module):
