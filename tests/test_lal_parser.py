@@ -200,3 +200,25 @@ def test_chunked_forward_matches_one_pass(trained):
     assert [s.tolist() for s in chunked.spans] == [s.tolist() for s in one_pass.spans]
     assert [h.tolist() for h in chunked.heads] == [h.tolist() for h in one_pass.heads]
     assert loss_chunked == pytest.approx(loss_one, rel=1e-4)
+
+
+def test_joint_decoding_gives_consistent_trees(trained):
+    nlp, examples = trained
+    parser = nlp.get_pipe("lal_parser")
+    parser.set_decoder("joint")
+    try:
+        docs = parse_words(nlp, examples)
+    finally:
+        parser.set_decoder("eisner")
+    for doc, eg in zip(docs, examples):
+        # The overfit scores are decisive and these UD trees are the trees' lexical heads.
+        assert doc._.tree.to_spans() == eg.reference._.tree.to_spans()
+        assert [t.head.i for t in doc] == [t.head.i for t in eg.reference]
+    with pytest.raises(ValueError, match="dependency_decoder"):
+        parser.set_decoder("greedy")
+
+
+def test_joint_decoding_needs_the_tree():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="needs the constituency head"):
+        nlp.add_pipe("lal_dependency_parser", config={"model": TINY, "dependency_decoder": "joint"})

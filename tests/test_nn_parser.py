@@ -660,3 +660,27 @@ def test_overfit_random_trees() -> None:
         for b, n in enumerate(lengths):
             assert pred_heads[b, 1 : n + 1].tolist() == gold_heads[b, 1 : n + 1].tolist()
             assert pred_labels[b, 1 : n + 1].tolist() == gold_labels[b, 1 : n + 1].tolist()
+
+
+def test_dependency_loss_skips_unknown_heads_and_labels():
+    from spacy_lal.nn.biaffine import dependency_loss
+
+    torch.manual_seed(0)
+    arcs = torch.randn(1, 4, 4)
+    label_scores = torch.randn(1, 4, 5)
+    lengths = torch.tensor([3])
+    heads = torch.tensor([[0, 2, 0, 2]])
+    labels = torch.tensor([[0, 1, 2, 3]])
+    full, _ = dependency_loss(arcs, lengths, heads, label_scores, labels, reduction="sum")
+    # Word 3 with an unknown head drops out entirely; word 1 with an unknown label keeps its arc.
+    unknown_head, _ = dependency_loss(
+        arcs, lengths, torch.tensor([[0, 2, 0, -1]]), label_scores, labels, reduction="sum"
+    )
+    unknown_label, _ = dependency_loss(
+        arcs, lengths, heads, label_scores, torch.tensor([[0, -1, 2, 3]]), reduction="sum"
+    )
+    log_p = torch.log_softmax(arcs.masked_fill(torch.eye(4, dtype=torch.bool)[None], float("-inf")), -1)
+    word3 = -log_p[0, 3, 2] - torch.log_softmax(label_scores[0, 3], -1)[3]
+    label1 = -torch.log_softmax(label_scores[0, 1], -1)[1]
+    torch.testing.assert_close(unknown_head, full - word3)
+    torch.testing.assert_close(unknown_label, full - label1)

@@ -143,9 +143,10 @@ def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
     Args:
         arc_scores: ``(B, T+1, T+1)`` from :class:`BiaffineArcScorer`.
         lengths: ``(B,)`` number of words.
-        gold_heads: ``(B, T+1)`` gold head of each dependent (index 0 and padding ignored).
+        gold_heads: ``(B, T+1)`` gold head of each dependent (index 0 and padding ignored; -1 =
+            unknown: the word is left out).
         label_scores: ``(B, T+1, L)`` label scores for the *gold* heads, or None (unlabelled).
-        gold_labels: ``(B, T+1)`` gold label ids (index 0 and padding ignored).
+        gold_labels: ``(B, T+1)`` gold label ids (index 0 and padding ignored; -1 = unknown).
         reduction: ``"mean"``: per-sentence sums averaged over sentences (same scale as
             :func:`~spacy_lal.nn.span.hinge_loss`, so eq. 12 adds comparable quantities); ``"sum"``;
             ``"none"``: ``(B,)``.
@@ -159,14 +160,18 @@ def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
     # log-probabilities whose (zero-weighted) backward still yields NaN gradients.
     mask = arc_mask(lengths, T1 - 1) | ~words.unsqueeze(-1)
     log_p = torch.log_softmax(arc_scores.masked_fill(~mask, float("-inf")), dim=-1)
+    # A negative gold head or label means "unknown" (e.g. a word the gold tokenization does not
+    # align to): that word, or its label, is left out of the loss.
+    known = words & (gold_heads >= 0)
     heads = gold_heads.long().clamp(0, T1 - 1)
     nll = -log_p.gather(2, heads.unsqueeze(-1)).squeeze(-1)  # (B, T+1)
     if label_scores is not None:
         if gold_labels is None:
             raise ValueError("gold_labels is required with label_scores")
         labels = gold_labels.long().clamp(0, label_scores.shape[-1] - 1)
-        nll = nll - torch.log_softmax(label_scores, -1).gather(2, labels.unsqueeze(-1)).squeeze(-1)
-    per_sentence = torch.where(words, nll, torch.zeros_like(nll)).sum(-1)
+        label_nll = -torch.log_softmax(label_scores, -1).gather(2, labels.unsqueeze(-1)).squeeze(-1)
+        nll = nll + torch.where(gold_labels >= 0, label_nll, torch.zeros_like(label_nll))
+    per_sentence = torch.where(known, nll, torch.zeros_like(nll)).sum(-1)
     if reduction == "mean":
         return per_sentence.mean(), per_sentence
     if reduction == "sum":

@@ -95,6 +95,7 @@ class Parses(NamedTuple):
         "model": DEFAULT_PARSER_MODEL,
         "dependencies": True,
         "dependency_decoder": "eisner",
+        "joint_weight": 1.0,
         "scorer": {"@scorers": "spacy-lal.parser_scorer.v1"},
     },
     default_score_weights={
@@ -111,9 +112,16 @@ def make_lal_parser(
     model: Model,
     dependencies: bool,
     dependency_decoder: str,
+    joint_weight: float,
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
-    """Constituency parser with (by default) a jointly trained dependency head."""
+    """Constituency parser with (by default) a jointly trained dependency head.
+
+    ``dependency_decoder``: "eisner" (projective) or "mst" (non-projective) dependencies decoded
+    next to the CKY tree, or "joint": tree and dependencies decoded together as Zhou & Zhao
+    (2019) and Mrini et al. do, maximising span scores + ``joint_weight`` x arc scores, so the
+    dependencies are the tree's lexical heads (projective).
+    """
     return LabelAttentionParser(
         nlp.vocab,
         model,
@@ -121,6 +129,7 @@ def make_lal_parser(
         constituency=True,
         dependencies=dependencies,
         dependency_decoder=dependency_decoder,
+        joint_weight=joint_weight,
         scorer=scorer,
     )
 
@@ -169,15 +178,12 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         constituency: bool = True,
         dependencies: bool = True,
         dependency_decoder: str = "eisner",
+        joint_weight: float = 1.0,
         scorer: Optional[Callable] = None,
     ) -> None:
         if not (constituency or dependencies):
             raise ValueError(f"{name}: at least one of constituency and dependencies must be on")
-        if dependency_decoder not in ("eisner", "mst"):
-            raise ValueError(
-                f"{name}: dependency_decoder must be 'eisner' (projective) or 'mst' "
-                f"(non-projective), got {dependency_decoder!r}"
-            )
+        _check_decoder(name, dependency_decoder, constituency)
         self.vocab = vocab
         self.model = model
         self.name = name
@@ -186,6 +192,7 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
             "constituency": constituency,
             "dependencies": dependencies,
             "dependency_decoder": dependency_decoder,
+            "joint_weight": joint_weight,
             "span_labels": [],
             "dep_labels": [],
             "root_label": None,
@@ -288,7 +295,19 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
 
         n_span = len(self.span_labels) + 1 if self.cfg["constituency"] else 0
         n_dep = len(self.dep_labels) if self.cfg["dependencies"] else 0
-        configure_parser_model(self.model, n_span, n_dep, self.cfg["dependency_decoder"], self.cfg["nI"])
+        configure_parser_model(
+            self.model, n_span, n_dep, self.cfg["nI"], self.cfg["dependency_decoder"], self.cfg["joint_weight"]
+        )
+
+    def set_decoder(self, dependency_decoder: str, joint_weight: Optional[float] = None) -> None:
+        """Switch decoding on a trained parser: "eisner", "mst" or "joint" (see the factory)."""
+        from .parser_model import set_decoding
+
+        _check_decoder(self.name, dependency_decoder, self.cfg["constituency"])
+        self.cfg["dependency_decoder"] = dependency_decoder
+        if joint_weight is not None:
+            self.cfg["joint_weight"] = joint_weight
+        set_decoding(self.model, dependency_decoder, self.cfg["joint_weight"])
 
     # Training -------------------------------------------------------------------------------
 
@@ -438,3 +457,13 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         array[:, 0] = (head - numpy.arange(len(doc))).astype("int64").view("uint64")
         array[:, 1] = [strings.add(label) for label in dep]
         doc.from_array([HEAD, DEP], array)
+
+
+def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> None:
+    if dependency_decoder not in ("eisner", "mst", "joint"):
+        raise ValueError(
+            f"{name}: dependency_decoder must be 'eisner' (projective), 'mst' (non-projective) "
+            f"or 'joint' (with the tree), got {dependency_decoder!r}"
+        )
+    if dependency_decoder == "joint" and not constituency:
+        raise ValueError(f"{name}: dependency_decoder 'joint' needs the constituency head")

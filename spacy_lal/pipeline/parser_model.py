@@ -129,17 +129,22 @@ def build_label_attention_parser(
         attrs={
             "hparams": hparams,
             "max_length": max_length,
-            "dependency_decoder": "eisner",
             "max_chart_cells": max_chart_cells,
         },
     )
 
 
 def configure_parser_model(
-    model: Model, n_span_labels: int, n_dep_labels: int, dependency_decoder: str, nI: int
+    model: Model,
+    n_span_labels: int,
+    n_dep_labels: int,
+    nI: int,
+    dependency_decoder: str = "eisner",
+    joint_weight: float = 1.0,
 ) -> None:
     """Build (or rebuild) the torch layer for these label counts; ``n_span_labels`` includes
-    the empty label, 0 = no constituency head; ``n_dep_labels`` 0 = no dependency head."""
+    the empty label, 0 = no constituency head; ``n_dep_labels`` 0 = no dependency head. The
+    decoding settings are those of ``set_decoding``."""
     from ..nn.parser import LabelAttentionParserModel
 
     hparams = dict(model.attrs["hparams"])
@@ -155,13 +160,22 @@ def configure_parser_model(
         ),
         constituency=n_span_labels > 0,
         dependency_decoder=dependency_decoder,
+        joint_weight=joint_weight,
     )
     wrapper = PyTorchWrapper_v3(
         module, convert_inputs=convert_padded_inputs, convert_outputs=convert_loss_outputs
     )
     model.set_dim("nI", nI, force=True)
-    model.attrs["dependency_decoder"] = dependency_decoder
     model._layers = [model.layers[0], wrapper]
+
+
+def set_decoding(model: Model, dependency_decoder: str, joint_weight: float = 1.0) -> None:
+    """Choose how a built parser model decodes: "eisner" (projective) or "mst"
+    (non-projective) for the dependencies next to CKY for the tree, or "joint" for Zhou &
+    Zhao's decoding of both at once, maximising span scores + ``joint_weight`` x arc scores."""
+    adapter = model.layers[1].shims[0]._model
+    adapter.dependency_decoder = dependency_decoder
+    adapter.joint_weight = joint_weight
 
 
 def _forward(model: Model, X: Tuple[List[Doc], Sequence[Unit], Optional[ParserTargets]], is_train: bool):
@@ -198,11 +212,13 @@ def _forward(model: Model, X: Tuple[List[Doc], Sequence[Unit], Optional[ParserTa
 class _ParserAdapter(torch.nn.Module):
     """Runs ``LabelAttentionParserModel`` for spaCy: losses in training, decoding otherwise."""
 
-    def __init__(self, parser, *, constituency: bool, dependency_decoder: str) -> None:
+    def __init__(self, parser, *, constituency: bool, dependency_decoder: str, joint_weight: float = 1.0) -> None:
         super().__init__()
         self.parser = parser
         self.constituency = constituency
+        # Decoding settings, read at each prediction (the component may change them).
         self.dependency_decoder = dependency_decoder
+        self.joint_weight = joint_weight
 
     def forward(self, padded, lengths, targets: Optional[ParserTargets] = None):
         output = self.parser(padded, lengths)
@@ -249,20 +265,31 @@ class _ParserAdapter(torch.nn.Module):
         return loss
 
     def _decode(self, output) -> DecodedParses:
-        from ..decode import chu_liu_edmonds_batch, cky_batch, eisner_batch
+        from ..decode import chu_liu_edmonds_batch, cky_batch, eisner_batch, joint_batch
 
         lengths = output.lengths.tolist()
         n_units = len(lengths)
         spans: List[Optional[numpy.ndarray]] = [None] * n_units
         heads: List[Optional[numpy.ndarray]] = [None] * n_units
         labels: List[Optional[numpy.ndarray]] = [None] * n_units
+        charts = arcs = None
         if self.constituency:
             chart = output.chart.float().cpu().numpy()
-            spans = [result.spans for result in cky_batch([numpy.ascontiguousarray(chart[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)])]
+            charts = [numpy.ascontiguousarray(chart[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)]
         if self.parser.arc_scorer is not None:
-            arcs = output.arc_scores.float().cpu().numpy()
-            decode = eisner_batch if self.dependency_decoder == "eisner" else chu_liu_edmonds_batch
-            heads = decode([numpy.ascontiguousarray(arcs[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)])
+            arc_scores = output.arc_scores.float().cpu().numpy()
+            arcs = [numpy.ascontiguousarray(arc_scores[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)]
+        if self.dependency_decoder == "joint" and charts is not None and arcs is not None:
+            results = joint_batch(charts, arcs, self.joint_weight)
+            spans = [result.spans for result in results]
+            heads = [result.heads for result in results]
+        else:
+            if charts is not None:
+                spans = [result.spans for result in cky_batch(charts)]
+            if arcs is not None:
+                decode = chu_liu_edmonds_batch if self.dependency_decoder == "mst" else eisner_batch
+                heads = decode(arcs)
+        if arcs is not None:
             T1 = output.arc_scores.shape[1]
             padded_heads = numpy.zeros((n_units, T1), dtype="int64")
             for b, h in enumerate(heads):
