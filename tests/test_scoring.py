@@ -499,3 +499,15 @@ def test_cli_main_in_process(tmp_path, capsys):
     # A malformed file is a clear error, exit status 1.
     assert main(["score", "srl", str(DATA / "srl_gold.props"), str(DATA / "evalb_gold.mrg")]) == 1
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_spacy_dependency_scorer_ignores_label_case(nlp):
+    from spacy.training import Example
+    from spacy.util import registry
+
+    scorer = registry.scorers.get("spacy-lal.dependency_scorer.v1")()
+    words = ["I", "saw", "it"]
+    pos = ["PRON", "VERB", "PRON"]
+    gold = _parsed(nlp, words, [1, 1, 1], ["nsubj", "root", "obj"], pos)
+    pred = _parsed(nlp, words, [1, 1, 1], ["nsubj", "ROOT", "OBJ"], pos)
+    assert scorer([Example(pred, gold)])["dep_las"] == 1.0

@@ -116,13 +116,15 @@ def make_constituency_scorer() -> Scorer:
 
 
 def _ud_words(doc: Doc, parsed: bool) -> Any:
+    # Labels are compared lowercased, as spaCy's own dependency scorer does: spaCy's parser
+    # writes "ROOT" where UD writes "root", and UD labels are lowercase by definition.
     rows = []
     for token in doc:
         if not parsed:
             head: Optional[int] = -1  # no parse: a head that matches nothing
         else:
             head = None if token.head.i == token.i else token.head.i
-        rows.append((token.text, token.pos_, token.dep_ if parsed else "", head))
+        rows.append((token.text, token.pos_, token.dep_.lower() if parsed else "", head))
     return words_from_tokens(rows)
 
 
