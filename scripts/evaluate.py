@@ -1,0 +1,61 @@
+"""Score a pipeline on a .spacy corpus with the project's reference-equal scorers.
+
+    python scripts/evaluate.py training/lal_parser/model-best corpus/ewt/test.spacy --output metrics/lal.json
+    python scripts/evaluate.py training/spacy_parser/model-best corpus/ewt/test.spacy
+
+The pipeline parses the gold words of each sentence (the parsing papers' setting; spaCy's
+`gold_preproc`). Trees are scored like EVALB (COLLINS.prm), dependencies like the CoNLL 2018 UD
+scorer (and without gold-PUNCT words), roles like srl-eval.pl, whichever the pipeline predicts,
+so spacy-lal and spaCy's own parser are scored by the same code. Prints and writes percentages.
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pipeline")
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--output", type=Path)
+    parser.add_argument("--decoder", choices=["eisner", "mst", "joint"], help="lal_parser's dependency decoder")
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args(argv)
+
+    import spacy
+    from spacy.tokens import Doc, DocBin
+    from spacy.training import Example
+
+    import spacy_lal  # noqa: F401
+    from spacy_lal.scoring.spacy_scorers import score_constituency, score_dependencies, score_srl_frames
+
+    nlp = spacy.load(args.pipeline)
+    if args.decoder:
+        nlp.get_pipe("lal_parser").set_decoder(args.decoder)
+    gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
+    inputs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in gold]
+    start = time.perf_counter()
+    predicted = list(nlp.pipe(inputs, batch_size=args.batch_size))
+    seconds = time.perf_counter() - start
+    examples = [Example(p, g) for p, g in zip(predicted, gold)]
+    scores = {"words": sum(len(d) for d in gold), "seconds": round(seconds, 2)}
+    scores["words_per_second"] = round(scores["words"] / seconds, 1)
+    if any(d._.trees for d in predicted):
+        scores.update(score_constituency(examples))
+    if any(d.has_annotation("DEP") for d in predicted):
+        scores.update({k: v for k, v in score_dependencies(examples).items() if k != "dep_las_per_type"})
+    if any(d._.srl for d in predicted):
+        scores.update(score_srl_frames(examples))
+    result = {k: (round(100 * v, 2) if isinstance(v, float) and k.startswith(("tree", "dep", "srl")) else v) for k, v in scores.items()}
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text + "\n", encoding="utf8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
