@@ -240,7 +240,7 @@ def bio_scheme() -> BIOScheme:
 def decoder_table(lengths: List[int], budget: float) -> None:
     rng = np.random.default_rng(0)
     scheme = bio_scheme()
-    print(f"time per sentence (validating Python entry point; NumPy twin in the same process)")
+    print("time per sentence (validating Python entry point; NumPy twin in the same process)")
     print(f"CKY L = {CKY_LABELS}, BIO L = {len(scheme)}\n")
     header = f"{'decoder':<16}{'n':>5}{'cython':>12}{'numpy':>12}{'ratio':>9}"
     print(header)
