@@ -11,7 +11,7 @@ import numpy
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from .units import Unit
+from .units import Unit, sentence_ranges
 
 EMPTY = 0  # label id of "no constituent" in every chart
 ROOT_ONLY = "TOP"  # root label of trees that are a single preterminal (CKY wants a labelled root)
@@ -38,6 +38,14 @@ def stored_trees(doc: Doc) -> Iterator[Tuple[int, int, List[Tuple[int, int, Tupl
 def same_tokens(example: Example) -> bool:
     x, y = example.x, example.y
     return len(x) == len(y) and all(a.text == b.text for a, b in zip(x, y))
+
+
+def training_sentences(example: Example) -> List[range]:
+    """The sentences to train on: the gold sentences where the predicted tokens are the gold
+    tokens (and gold boundaries are set), otherwise the sentences of the predicted Doc."""
+    if same_tokens(example) and example.reference.has_annotation("SENT_START"):
+        return sentence_ranges(example.reference)
+    return sentence_ranges(example.predicted)
 
 
 def gold_trees_by_start(example: Example) -> Dict[int, Tuple[int, list]]:

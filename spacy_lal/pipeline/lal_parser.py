@@ -37,12 +37,12 @@ from .gold import (
     dependency_target,
     gold_trees_by_start,
     label_to_chain,
-    same_tokens,
     stored_trees,
+    training_sentences,
     tree_target,
 )
 from .torch_bridge import BuildsTorchLayerOnLoad
-from .units import Unit, make_units, sentence_ranges
+from .units import Unit, make_units
 
 if TYPE_CHECKING:
     from .parser_model import ParserTargets
@@ -326,7 +326,7 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         examples = list(examples)
         validate_examples(examples, f"{self.name}.update")
         docs = [eg.x for eg in examples]
-        units = make_units(docs, self.max_length, [self._gold_sentences(eg) for eg in examples])
+        units = make_units(docs, self.max_length, [training_sentences(eg) for eg in examples])
         if not units:
             return losses
         set_dropout_rate(self.model, drop)
@@ -336,14 +336,6 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
             self.finish_update(sgd)
         losses[self.name] += loss
         return losses
-
-    @staticmethod
-    def _gold_sentences(eg: Example) -> List[range]:
-        # Train on the gold sentences where the tokens are the gold tokens; otherwise on the
-        # sentences the predicted Doc has.
-        if same_tokens(eg) and eg.reference.has_annotation("SENT_START"):
-            return sentence_ranges(eg.reference)
-        return sentence_ranges(eg.predicted)
 
     def _targets(self, examples: List[Example], units: List[Unit]) -> "ParserTargets":
         from .parser_model import ParserTargets

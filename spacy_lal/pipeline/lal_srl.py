@@ -45,10 +45,10 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from ..extensions import clear_frames, set_frames
 from ..scoring.ud import PRF
 from ..srl import FrameData
-from .gold import same_tokens
+from .gold import same_tokens, training_sentences
 from .lal_parser import DEFAULT_TOK2VEC
 from .torch_bridge import BuildsTorchLayerOnLoad
-from .units import Unit, make_units, sentence_ranges
+from .units import Unit, make_units
 
 logger = logging.getLogger("spacy_lal")
 
@@ -244,7 +244,7 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
         # Examples whose predicted tokens are the gold tokens.
         examples = [eg for eg in examples if same_tokens(eg)]
         docs = [eg.x for eg in examples]
-        units = make_units(docs, self.max_length, [_gold_sentences(eg) for eg in examples])
+        units = make_units(docs, self.max_length, [training_sentences(eg) for eg in examples])
         if not units:
             return losses
         predicates, targets = self._targets(examples, units)
@@ -350,11 +350,6 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
 
 
 # Gold frames and BIO tags ---------------------------------------------------------------------
-
-
-def _gold_sentences(eg: Example) -> List[range]:
-    # As lal_parser: the gold sentences where they are set (the tokens are the gold tokens here).
-    return sentence_ranges(eg.reference if eg.reference.has_annotation("SENT_START") else eg.predicted)
 
 
 def split_roleset(roleset: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
