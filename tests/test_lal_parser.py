@@ -27,6 +27,25 @@ SENTENCES = [
     ),
 ]
 
+# A tiny tok2vec for overfitting tests (also used by the other component tests).
+TINY_TOK2VEC = {
+    "@architectures": "spacy.Tok2Vec.v2",
+    "embed": {
+        "@architectures": "spacy.MultiHashEmbed.v2",
+        "width": 32,
+        "attrs": ["ORTH", "SHAPE"],
+        "rows": [500, 50],
+        "include_static_vectors": False,
+    },
+    "encode": {
+        "@architectures": "spacy.MaxoutWindowEncoder.v2",
+        "width": 32,
+        "depth": 1,
+        "window_size": 1,
+        "maxout_pieces": 2,
+    },
+}
+
 TINY = {
     "@architectures": "spacy-lal.LabelAttentionParser.v1",
     "d_model": 64,
@@ -41,23 +60,7 @@ TINY = {
     "d_dep_label": 32,
     "dropout": 0.0,
     "max_length": 32,
-    "tok2vec": {
-        "@architectures": "spacy.Tok2Vec.v2",
-        "embed": {
-            "@architectures": "spacy.MultiHashEmbed.v2",
-            "width": 32,
-            "attrs": ["ORTH", "SHAPE"],
-            "rows": [500, 50],
-            "include_static_vectors": False,
-        },
-        "encode": {
-            "@architectures": "spacy.MaxoutWindowEncoder.v2",
-            "width": 32,
-            "depth": 1,
-            "window_size": 1,
-            "maxout_pieces": 2,
-        },
-    },
+    "tok2vec": TINY_TOK2VEC,
 }
 
 

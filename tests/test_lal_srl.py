@@ -12,6 +12,7 @@ from spacy_lal.extensions import set_frames
 from spacy_lal.pipeline.lal_srl import mark_gold_predicates
 from spacy_lal.pipeline.units import Unit
 from spacy_lal.srl import FrameData
+from test_lal_parser import TINY_TOK2VEC
 
 # (words, [(predicate, roleset, [(start, end, role), ...]), ...])
 SENTENCES = [
@@ -38,23 +39,6 @@ SENTENCES = [
     ("He picked it up again .".split(), [(1, "pick_up.02", [(0, 1, "ARG0"), (2, 3, "ARG1"), (3, 4, "C-V"), (4, 5, "ARGM-TMP")])]),
 ]
 
-TOK2VEC = {
-    "@architectures": "spacy.Tok2Vec.v2",
-    "embed": {
-        "@architectures": "spacy.MultiHashEmbed.v2",
-        "width": 32,
-        "attrs": ["ORTH", "SHAPE"],
-        "rows": [500, 50],
-        "include_static_vectors": False,
-    },
-    "encode": {
-        "@architectures": "spacy.MaxoutWindowEncoder.v2",
-        "width": 32,
-        "depth": 1,
-        "window_size": 1,
-        "maxout_pieces": 2,
-    },
-}
 
 TINY = {
     "@architectures": "spacy-lal.SemanticRoleLabeler.v1",
@@ -66,7 +50,7 @@ TINY = {
     "dropout": 0.0,
     "d_head_hidden": 32,
     "max_length": 12,
-    "tok2vec": TOK2VEC,
+    "tok2vec": TINY_TOK2VEC,
 }
 
 
