@@ -30,6 +30,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..extensions import clear_trees, set_tree
+from ..pretrained import DEFAULT_PIPELINE
 from .gold import (
     EMPTY,
     ROOT_ONLY,
@@ -70,7 +71,14 @@ window_size = 1
 maxout_pieces = 3
 """
 
-DEFAULT_PARSER_MODEL = Config().from_str(
+# ``nlp.add_pipe("lal_parser")`` starts from the shipped English parser (``pretrained.py``);
+# ``UNTRAINED_PARSER_MODEL`` is the architecture a config trains from scratch.
+PRETRAINED_PARSER_MODEL = {
+    "@architectures": "spacy-lal.Pretrained.v1",
+    "pipeline": DEFAULT_PIPELINE,
+    "component": "lal_parser",
+}
+UNTRAINED_PARSER_MODEL = Config().from_str(
     """
 [model]
 @architectures = "spacy-lal.LabelAttentionParser.v1"
@@ -92,7 +100,7 @@ class Parses(NamedTuple):
     "lal_parser",
     assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents", "token._.lal_tree"],
     default_config={
-        "model": DEFAULT_PARSER_MODEL,
+        "model": PRETRAINED_PARSER_MODEL,
         "dependencies": True,
         "dependency_decoder": "eisner",
         "joint_weight": 1.0,
@@ -121,8 +129,11 @@ def make_lal_parser(
     next to the CKY tree, or "joint": tree and dependencies decoded together as Zhou & Zhao
     (2019) and Mrini et al. do, maximising span scores + ``joint_weight`` x arc scores, so the
     dependencies are the tree's lexical heads (projective).
+
+    The default ``model`` is the shipped English parser (``spacy-lal.Pretrained.v1``); give a
+    ``spacy-lal.LabelAttentionParser.v1`` model config to train one from scratch.
     """
-    return LabelAttentionParser(
+    parser = LabelAttentionParser(
         nlp.vocab,
         model,
         name,
@@ -132,13 +143,23 @@ def make_lal_parser(
         joint_weight=joint_weight,
         scorer=scorer,
     )
+    settings = {"dependency_decoder": dependency_decoder, "joint_weight": joint_weight}
+    if parser.adopt_pretrained("lal_parser", settings):
+        if parser.cfg["dependencies"] != dependencies:
+            raise ValueError(
+                f"{name}: the pretrained parser was trained with dependencies = "
+                f"{parser.cfg['dependencies']}; give a model config of your own to train one "
+                f"with dependencies = {dependencies}."
+            )
+        parser.set_decoder(dependency_decoder, joint_weight)
+    return parser
 
 
 @Language.factory(
     "lal_dependency_parser",
     assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents"],
     default_config={
-        "model": DEFAULT_PARSER_MODEL,
+        "model": UNTRAINED_PARSER_MODEL,
         "dependency_decoder": "mst",
         "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
     },
@@ -241,8 +262,11 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         nlp: Optional[Language] = None,
         labels: Optional[Dict] = None,
     ) -> None:
-        """Read the label sets from the examples (or ``labels``) and build the model."""
+        """Read the label sets from the examples (or ``labels``) and build the model; a
+        pretrained model keeps its labels and weights (training then fine-tunes it)."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
+        if self.keeps_pretrained_weights():
+            return
         if labels is None:
             labels = self._read_labels(get_examples())
         self.cfg["span_labels"] = list(labels.get("span_labels", []))

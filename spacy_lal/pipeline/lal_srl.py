@@ -43,6 +43,7 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..extensions import clear_frames, set_frames
+from ..pretrained import DEFAULT_PIPELINE
 from ..scoring.ud import PRF
 from ..srl import FrameData
 from .gold import same_tokens, training_sentences
@@ -56,7 +57,13 @@ IGNORE = -100  # target id the torch losses skip (also in srl_model.py, which im
 PREDICATE_MODES = ("gold", "predicted", "pos")
 DECODERS = ("argmax", "viterbi")
 
-DEFAULT_SRL_MODEL = Config().from_str(
+# As for lal_parser: the shipped English labeller by default, from scratch with this one.
+PRETRAINED_SRL_MODEL = {
+    "@architectures": "spacy-lal.Pretrained.v1",
+    "pipeline": DEFAULT_PIPELINE,
+    "component": "lal_srl",
+}
+UNTRAINED_SRL_MODEL = Config().from_str(
     """
 [model]
 @architectures = "spacy-lal.SemanticRoleLabeler.v1"
@@ -77,7 +84,7 @@ class SrlPredictions(NamedTuple):
     "lal_srl",
     assigns=["token._.lal_frame"],
     default_config={
-        "model": DEFAULT_SRL_MODEL,
+        "model": PRETRAINED_SRL_MODEL,
         "predicates": "gold",
         "decoder": "argmax",
         "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
@@ -95,8 +102,13 @@ def make_lal_srl(
     nlp: Language, name: str, model: Model, predicates: str, decoder: str, scorer: Optional[Callable]
 ) -> "SemanticRoleLabeler":
     """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
-    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi)."""
-    return SemanticRoleLabeler(nlp.vocab, model, name, predicates=predicates, decoder=decoder, scorer=scorer)
+    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi).
+
+    The default ``model`` is the shipped English labeller (``spacy-lal.Pretrained.v1``); give a
+    ``spacy-lal.SemanticRoleLabeler.v1`` model config to train one from scratch."""
+    srl = SemanticRoleLabeler(nlp.vocab, model, name, predicates=predicates, decoder=decoder, scorer=scorer)
+    srl.adopt_pretrained("lal_srl", {"predicates": predicates, "decoder": decoder})
+    return srl
 
 
 class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
@@ -169,8 +181,11 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
         labels: Optional[Dict[str, Any]] = None,
     ) -> None:
         """Read the labels, senses and roleset lemma table from the examples (or ``labels``,
-        as ``label_data`` gives them) and build the model."""
+        as ``label_data`` gives them) and build the model; a pretrained model keeps its labels
+        and weights (training then fine-tunes it)."""
         validate_get_examples(get_examples, f"{self.name}.initialize")
+        if self.keeps_pretrained_weights():
+            return
         if labels is None:
             labels = self._read_labels(get_examples())
         self.cfg["labels"] = list(labels["labels"])

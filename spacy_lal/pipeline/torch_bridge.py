@@ -4,8 +4,9 @@ Shared by the parser and SRL architectures: gather the rows of each unit (senten
 per-Doc tok2vec output into one zero-padded batch, and scatter gradients back; and the
 forward/init/output-conversion functions of a tok2vec + torch-layer architecture.
 """
+import logging
 import os
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import srsly
 from spacy import util
@@ -14,6 +15,8 @@ from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints1d
 
 from .units import Unit
+
+logger = logging.getLogger("spacy_lal")
 
 
 def _single_threaded_after_fork() -> None:
@@ -116,7 +119,28 @@ def convert_loss_outputs(model: Model, X_Ytorch, is_train: bool):
 class BuildsTorchLayerOnLoad:
     """Mixin for a ``TrainablePipe`` whose torch layer's shape depends on its cfg (label
     counts): ``from_bytes``/``from_disk`` read the saved cfg, call ``_build_torch_model()``,
-    then load the weights into the freshly built layer."""
+    then load the weights into the freshly built layer. A component whose model comes from
+    ``spacy-lal.Pretrained.v1`` takes its cfg from the trained component instead."""
+
+    def adopt_pretrained(self, factory: str, settings: Dict[str, Any]) -> bool:
+        """Take labels and shapes from a pretrained model, keeping ``settings`` (the factory's
+        own arguments); returns whether the model is pretrained."""
+        from ..pretrained import adopt_pretrained
+
+        return adopt_pretrained(self.name, factory, self.model, self.cfg, settings)
+
+    def keeps_pretrained_weights(self) -> bool:
+        """Whether ``initialize`` must leave the model alone: its weights are pretrained."""
+        from ..pretrained import PRETRAINED_ATTR
+
+        info = self.model.attrs.get(PRETRAINED_ATTR)
+        if info is not None:
+            logger.info(
+                "%s: keeping the pretrained weights of %s (%r); training fine-tunes them. "
+                "Give the component a model config of its own to train from scratch.",
+                self.name, info["component"], info["pipeline"],
+            )
+        return info is not None
 
     def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
         def load_model(data: bytes) -> None:

@@ -1,0 +1,141 @@
+"""spacy-lal.Pretrained.v1: a component added with ``nlp.add_pipe`` starts from trained weights."""
+import logging
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+from test_lal_parser import TINY, TINY_TOK2VEC, make_examples
+from test_lal_srl import TINY as TINY_SRL
+from test_lal_srl import make_examples as make_srl_examples
+
+from spacy_lal.pretrained import pipeline_path, shipped_pipelines
+
+LISTENER = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
+
+
+def pretrained(path, component):
+    return {"@architectures": "spacy-lal.Pretrained.v1", "pipeline": str(path), "component": component}
+
+
+@pytest.fixture(scope="module")
+def source_dir(tmp_path_factory):
+    """A small trained pipeline whose parser listens to a shared tok2vec, as the shipped one."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": TINY_TOK2VEC})
+    nlp.add_pipe("lal_parser", config={"model": {**TINY, "tok2vec": LISTENER}})
+    nlp.add_pipe("lal_srl", config={"model": TINY_SRL})
+    parser_examples, srl_examples = make_examples(nlp), make_srl_examples(nlp.vocab)
+    optimizer = nlp.initialize(lambda: parser_examples + srl_examples)
+    for _ in range(5):
+        nlp.update(parser_examples, sgd=optimizer, exclude=["lal_srl"])
+        nlp.update(srl_examples, sgd=optimizer, exclude=["lal_parser"])
+    path = tmp_path_factory.mktemp("source") / "pipeline"
+    nlp.to_disk(path)
+    return path
+
+
+def words(nlp, examples):
+    return [Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples]
+
+
+def test_added_parser_parses_as_its_source(source_dir):
+    source = spacy.load(source_dir)
+    nlp = spacy.blank("en")
+    config = {"model": pretrained(source_dir, "lal_parser"), "dependency_decoder": "mst"}
+    parser = nlp.add_pipe("lal_parser", config=config)
+    assert parser.span_labels == source.get_pipe("lal_parser").span_labels
+    assert parser.cfg["dependency_decoder"] == "mst"  # the new component's own setting wins
+    source.get_pipe("lal_parser").set_decoder("mst")
+    examples = make_examples(nlp)
+    for ours, theirs in zip(nlp.pipe(words(nlp, examples)), source.pipe(words(source, examples))):
+        assert ours._.tree.to_spans() == theirs._.tree.to_spans()
+        assert [(t.head.i, t.dep_) for t in ours] == [(t.head.i, t.dep_) for t in theirs]
+
+
+def test_added_labeller_labels_as_its_source(source_dir):
+    source = spacy.load(source_dir)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_srl", config={"model": pretrained(source_dir, "lal_srl"), "predicates": "predicted"})
+    source.get_pipe("lal_srl").cfg["predicates"] = "predicted"
+    examples = make_srl_examples(nlp.vocab)
+    for ours, theirs in zip(nlp.pipe(words(nlp, examples)), source.pipe(words(source, examples))):
+        assert [f.data for f in ours._.srl] == [f.data for f in theirs._.srl]
+
+
+def test_pretrained_component_round_trips_and_keeps_weights_on_initialize(source_dir, tmp_path, caplog):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_parser", config={"model": pretrained(source_dir, "lal_parser")})
+    examples = make_examples(nlp)
+    before = [d._.tree.to_spans() for d in nlp.pipe(words(nlp, examples))]
+    with caplog.at_level(logging.INFO, logger="spacy_lal"):
+        nlp.initialize(lambda: examples)
+    assert "keeping the pretrained weights" in caplog.text
+    assert [d._.tree.to_spans() for d in nlp.pipe(words(nlp, examples))] == before
+    nlp.to_disk(tmp_path / "saved")
+    loaded = spacy.load(tmp_path / "saved")
+    assert [d._.tree.to_spans() for d in loaded.pipe(words(loaded, examples))] == before
+
+
+def test_wrong_component_and_unknown_pipeline_are_clear_errors(source_dir, tmp_path):
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="'lal_srl' component"):
+        nlp.add_pipe("lal_parser", config={"model": pretrained(source_dir, "lal_srl")})
+    with pytest.raises(ValueError, match="has no component 'tagger'"):
+        nlp.add_pipe("lal_parser", config={"model": pretrained(source_dir, "tagger")})
+    with pytest.raises(ValueError, match="No pretrained pipeline"):
+        pipeline_path(tmp_path / "nothing")
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+def test_shipped_pipeline_by_default():
+    import spacy_lal
+
+    full = spacy_lal.load()
+    text = "The agency borrowed money from the bank. It repaid the loan."
+    doc = full(text)
+    assert len(list(doc.sents)) == 2
+    for sent in doc.sents:
+        assert sent._.parse_string.startswith("(")
+        assert sum(t.head.i == t.i for t in sent) == 1
+    assert any(frame.predicate.text == "borrowed" for frame in doc._.srl)
+    # nlp.add_pipe("lal_parser") / ("lal_srl") with no config: the shipped weights.
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    nlp.add_pipe("lal_parser")
+    nlp.add_pipe("lal_srl")
+    alone = nlp(text)
+    assert [(t.head.i, t.dep_) for t in alone] == [(t.head.i, t.dep_) for t in doc]
+    assert [s._.tree.to_spans() for s in alone.sents] == [s._.tree.to_spans() for s in doc.sents]
+    assert [f.data for f in alone._.srl] == [f.data for f in doc._.srl]
+
+
+def test_spacy_package_gives_identical_parses(source_dir, tmp_path):
+    """`spacy package` of a trained pipeline: the package's load() parses as the pipeline does."""
+    import importlib
+    import subprocess
+    import sys
+
+    out = tmp_path / "packages"
+    out.mkdir()
+    subprocess.run(
+        [sys.executable, "-m", "spacy", "package", str(source_dir), str(out),
+         "--name", "tiny_lal", "--version", "0.0.1", "--build", "none"],
+        check=True, capture_output=True,
+    )
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+         "--no-index", "--target", str(site), str(out / "en_tiny_lal-0.0.1")],
+        check=True, capture_output=True,
+    )
+    sys.path.insert(0, str(site))
+    try:
+        packaged = importlib.import_module("en_tiny_lal").load()
+    finally:
+        sys.path.pop(0)
+    source = spacy.load(source_dir)
+    text = "The man who saw the dog left . Mary borrowed a book ."
+    ours, theirs = packaged(text), source(text)
+    assert ours._.tree.to_spans() == theirs._.tree.to_spans()
+    assert [(t.head.i, t.dep_) for t in ours] == [(t.head.i, t.dep_) for t in theirs]
+    assert [f.data for f in ours._.srl] == [f.data for f in theirs._.srl]
