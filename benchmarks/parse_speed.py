@@ -8,6 +8,7 @@ each, their ratio, and the share of lal_parser's parse time spent inside the Cyt
 (`benchmarks/decoders.py: decode_share`).
 """
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, default=1000, help="sentences (default 1000)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--output", type=Path, help="also write the figures here as JSON")
     args = parser.parse_args(argv)
 
     import spacy
@@ -54,6 +56,15 @@ def main(argv=None) -> int:
     share = decode_share(lambda: run(lal), repeats=1)
     print(f"decoding share of lal_parser's parse time: {100 * share['share']:.2f}% "
           f"({share['decode_s']:.3f} s of {share['total_s']:.2f} s)")
+    if args.output:
+        result = {
+            "words": n_words,
+            "words_per_second": {name: round(n_words / seconds, 1) for name, seconds in best.items()},
+            "ratio_lal_to_baseline": round(best["spacy parser"] / best["lal_parser"], 3),
+            "decode_share": round(share["share"], 4),
+        }
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
     return 0
 
 

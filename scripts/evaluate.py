@@ -2,11 +2,15 @@
 
     python scripts/evaluate.py training/lal_parser/model-best corpus/ewt/test.spacy --output metrics/lal.json
     python scripts/evaluate.py training/spacy_parser/model-best corpus/ewt/test.spacy
+    python scripts/evaluate.py training/lal_srl/model-best corpus/ewt/test.spacy --srl-predicates gold --srl-decoder viterbi
 
 The pipeline parses the gold words of each sentence (the parsing papers' setting; spaCy's
 `gold_preproc`). Trees are scored like EVALB (COLLINS.prm), dependencies like the CoNLL 2018 UD
 scorer (and without gold-PUNCT words), roles like srl-eval.pl, whichever the pipeline predicts,
-so spacy-lal and spaCy's own parser are scored by the same code. Prints and writes percentages.
+so spacy-lal and spaCy's own parser are scored by the same code. Roles are labelled for the
+gold predicates (``--srl-predicates gold``, the paper's setting: the predicted Docs get the gold
+predicate tokens) or end to end for the predicates lal_srl finds itself (``predicted``); both
+also report predicate identification F1 and sense accuracy. Prints and writes percentages.
 """
 import argparse
 import json
@@ -21,6 +25,8 @@ def main(argv=None) -> int:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--output", type=Path)
     parser.add_argument("--decoder", choices=["eisner", "mst", "joint"], help="lal_parser's dependency decoder")
+    parser.add_argument("--srl-predicates", choices=["gold", "predicted"], default="gold", help="lal_srl's predicates")
+    parser.add_argument("--srl-decoder", choices=["argmax", "viterbi"], help="lal_srl's decoder")
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args(argv)
 
@@ -29,13 +35,24 @@ def main(argv=None) -> int:
     from spacy.training import Example
 
     import spacy_lal  # noqa: F401
-    from spacy_lal.scoring.spacy_scorers import score_constituency, score_dependencies, score_srl_frames
+    from spacy_lal.extensions import set_frames
+    from spacy_lal.pipeline.lal_srl import make_srl_full_scorer
+    from spacy_lal.scoring.spacy_scorers import score_constituency, score_dependencies
+    from spacy_lal.srl import FrameData
 
     nlp = spacy.load(args.pipeline)
     if args.decoder:
         nlp.get_pipe("lal_parser").set_decoder(args.decoder)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
     inputs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in gold]
+    if "lal_srl" in nlp.pipe_names:
+        srl = nlp.get_pipe("lal_srl")
+        srl.cfg["predicates"] = args.srl_predicates
+        if args.srl_decoder:
+            srl.cfg["decoder"] = args.srl_decoder
+        if args.srl_predicates == "gold":
+            for doc, ref in zip(inputs, gold):
+                set_frames(doc, [FrameData(frame.predicate.i, None) for frame in ref._.srl])
     start = time.perf_counter()
     predicted = list(nlp.pipe(inputs, batch_size=args.batch_size))
     seconds = time.perf_counter() - start
@@ -47,7 +64,7 @@ def main(argv=None) -> int:
     if any(d.has_annotation("DEP") for d in predicted):
         scores.update({k: v for k, v in score_dependencies(examples).items() if k != "dep_las_per_type"})
     if any(d._.srl for d in predicted):
-        scores.update(score_srl_frames(examples))
+        scores.update(make_srl_full_scorer()(examples))
     result = {k: (round(100 * v, 2) if isinstance(v, float) and k.startswith(("tree", "dep", "srl")) else v) for k, v in scores.items()}
     text = json.dumps(result, indent=2)
     print(text)
