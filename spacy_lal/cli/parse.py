@@ -3,10 +3,12 @@
     python -m spacy_lal parse "The cat sat on the mat." --model training/lal_parser/model-best
     echo "Dogs bark." | python -m spacy_lal parse --model PIPELINE --format conllu
     python -m spacy_lal parse --file input.txt --model PIPELINE --format json
+    python -m spacy_lal parse --file input.txt --model PIPELINE --render parses.html
 
 Each line of a file or of standard input is one text. ``--format text`` (the default) prints,
 per sentence, the indented tree, a dependency table and the role frames; ``ptb``, ``conllu`` and
 ``conll05`` print what ``python -m spacy_lal export`` writes; ``json`` prints one object per text.
+``--render`` also writes an HTML page drawing each sentence's tree and dependencies (displaCy style).
 """
 import argparse
 import json
@@ -29,6 +31,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--file", type=Path, help="read texts from this file, one per line")
     parser.add_argument("--model", required=True, help="pipeline to use: a path or an installed package name")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    parser.add_argument(
+        "--render", type=Path, metavar="PATH", help="also write an HTML page of trees and dependencies to PATH"
+    )
     parser.set_defaults(func=main)
 
 
@@ -48,6 +53,16 @@ def main(args: argparse.Namespace) -> int:
             print(json.dumps(doc_to_json(doc), ensure_ascii=False))
     else:
         print(_export(docs, args.format), end="")
+    if args.render is not None:
+        from ..render import render
+
+        try:
+            page = render(docs, page=True, jupyter=False)
+        except ValueError as error:
+            print(f"--render: {error}", file=sys.stderr)
+            return 1
+        args.render.write_text(page, encoding="utf8")
+        print(f"wrote the parse pictures to {args.render}", file=sys.stderr)
     return 0
 
 
