@@ -1,5 +1,6 @@
 """``python -m spacy_lal parse``: parse text and show trees, dependencies and semantic roles.
 
+    python -m spacy_lal parse "The cat sat on the mat."
     python -m spacy_lal parse "The cat sat on the mat." --model training/lal_parser/model-best
     echo "Dogs bark." | python -m spacy_lal parse --model PIPELINE --format conllu
     python -m spacy_lal parse --file input.txt --model PIPELINE --format json
@@ -17,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List
 
+from ..pretrained import DEFAULT_PIPELINE, shipped_pipelines
+
 FORMATS = ("text", "json", "ptb", "conllu", "conll05")
 
 
@@ -29,7 +32,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("text", nargs="?", help="text to parse (default: read standard input)")
     parser.add_argument("--file", type=Path, help="read texts from this file, one per line")
-    parser.add_argument("--model", required=True, help="pipeline to use: a path or an installed package name")
+    parser.add_argument(
+        "--model",
+        default=DEFAULT_PIPELINE,
+        help=f"pipeline: a shipped one ({DEFAULT_PIPELINE}, the default), a path or an installed package name",
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     parser.add_argument(
         "--render", type=Path, metavar="PATH", help="also write an HTML page of trees and dependencies to PATH"
@@ -40,10 +47,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     import spacy
 
-    import spacy_lal  # noqa: F401  (registers the Doc extensions)
+    import spacy_lal
 
     texts = _read_texts(args)
-    nlp = spacy.load(args.model)
+    nlp = spacy_lal.load(args.model) if args.model in shipped_pipelines() else spacy.load(args.model)
     docs = list(nlp.pipe(texts))
     if args.format == "text":
         for doc in docs:
