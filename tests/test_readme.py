@@ -1,0 +1,78 @@
+"""The README's commands, run as a new user runs them (after the install part of each line)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spacy_lal.pretrained import shipped_pipelines
+
+ROOT = Path(__file__).parents[1]
+README = ROOT / "README.md"
+# Where the demo workflow finds the treebanks without a download (none is possible here).
+ASSET_DIRS = [Path(p) for p in os.environ.get("SPACY_LAL_ASSETS", "").split(os.pathsep) if p] + [
+    ROOT / ".." / "shared" / "assets",
+    ROOT / "assets",
+]
+ASSETS = next((p.resolve() for p in ASSET_DIRS if (p / "UD_English-EWT").is_dir()), None)
+
+
+def readme_commands():
+    """The two commands at the top of the README: (parse, tests)."""
+    blocks = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf8"), flags=re.S)
+    return blocks[0].strip(), blocks[1].strip()
+
+
+def after_install(command):
+    """What a command runs once the virtual environment is set up and the package installed."""
+    steps = [s.strip() for s in command.split("&&")]
+    setup = ("python3 -m venv", ". .venv/bin/activate", "source .venv/bin/activate", "pip install")
+    return [s for s in steps if not s.startswith(setup)]
+
+
+def run(args, cwd=ROOT, timeout=600):
+    env = {**os.environ, "PYTHONIOENCODING": "utf8"}
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_readme_starts_with_the_parse_and_test_commands():
+    parse, tests = readme_commands()
+    assert "pip install" in parse and "python -m spacy_lal parse" in parse
+    assert after_install(tests) == ["python -m pytest"]
+    # CI runs the README's test command.
+    assert "python -m pytest" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+def test_readme_parse_command_prints_tree_dependencies_and_roles():
+    parse, _ = readme_commands()
+    (step,) = after_install(parse)
+    args = step.split(" ", 4)  # python -m spacy_lal parse "TEXT"
+    assert args[:4] == ["python", "-m", "spacy_lal", "parse"]
+    out = run([sys.executable, "-m", "spacy_lal", "parse", args[4].strip('"')])
+    assert "tree:\n  (S" in out or "tree:\n  (" in out
+    assert "dependencies:" in out and "<- ROOT" in out
+    assert "roles:" in out and "[V " in out and "[ARG" in out
+
+
+@pytest.mark.skipif(ASSETS is None, reason="needs the EWT treebanks (../shared/assets or SPACY_LAL_ASSETS)")
+def test_demo_workflow(tmp_path):
+    """`spacy project run demo` in a fresh copy of the project: corpus, training, parse."""
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(ROOT / "project.yml", project)
+    for folder in ("configs", "scripts"):
+        shutil.copytree(ROOT / folder, project / folder)
+    out = run(
+        [sys.executable, "-m", "spacy", "project", "run", "demo", str(project), "--vars.local_assets", str(ASSETS)],
+        cwd=project,
+        timeout=1200,
+    )
+    assert (project / "training" / "demo" / "model-last" / "lal_parser").is_dir()
+    assert "tree:" in out and "dependencies:" in out and "roles:" in out
+    assert "<- ROOT" in out
