@@ -225,3 +225,13 @@ def test_joint_decoding_needs_the_tree():
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="needs the constituency head"):
         nlp.add_pipe("lal_dependency_parser", config={"model": TINY, "dependency_decoder": "joint"})
+
+
+@pytest.mark.parametrize("factory,model", [("lal_parser", TINY), ("lal_srl", None)])
+def test_add_label_points_to_initialize(factory, model):
+    from test_lal_srl import TINY as TINY_SRL
+
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe(factory, config={"model": model or TINY_SRL})
+    with pytest.raises(NotImplementedError, match="read from the training data by initialize"):
+        pipe.add_label("NP")

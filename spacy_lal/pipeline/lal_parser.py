@@ -243,16 +243,6 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
             "root_label": self.cfg["root_label"],
         }
 
-    @property
-    def max_length(self) -> int:
-        return int(self.model.attrs["max_length"])
-
-    def add_label(self, label: str) -> int:
-        raise NotImplementedError(
-            f"{self.name}: labels are read from the training data by initialize(), "
-            "or given there as labels={'span_labels': [...], 'dep_labels': [...]}"
-        )
-
     # Initialization -------------------------------------------------------------------------
 
     def initialize(
@@ -272,10 +262,7 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         self.cfg["span_labels"] = list(labels.get("span_labels", []))
         self.cfg["dep_labels"] = list(labels.get("dep_labels", []))
         self.cfg["root_label"] = labels.get("root_label")
-        sample = [eg.x for _, eg in zip(range(10), get_examples())]
-        self.model.initialize(X=(sample, make_units(sample, self.max_length), None))
-        self.cfg["nI"] = self.model.layers[0].get_dim("nO")
-        self._build_torch_model()
+        self._initialize_model(get_examples)
 
     def _read_labels(self, examples: Iterable[Example]) -> Dict:
         span_labels: Counter = Counter()

@@ -161,16 +161,6 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
             "sense_lemmas": dict(self.cfg["sense_lemmas"]),
         }
 
-    @property
-    def max_length(self) -> int:
-        return int(self.model.attrs["max_length"])
-
-    def add_label(self, label: str) -> int:
-        raise NotImplementedError(
-            f"{self.name}: labels are read from the training data by initialize(), "
-            "or given there as labels={'labels': [...], 'senses': [...], 'sense_lemmas': {...}}"
-        )
-
     # Initialization -------------------------------------------------------------------------
 
     def initialize(
@@ -191,10 +181,7 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
         self.cfg["labels"] = list(labels["labels"])
         self.cfg["senses"] = list(labels.get("senses", []))
         self.cfg["sense_lemmas"] = dict(labels.get("sense_lemmas", {}))
-        sample = [eg.x for _, eg in zip(range(10), get_examples())]
-        self.model.initialize(X=(sample, make_units(sample, self.max_length), None))
-        self.cfg["nI"] = self.model.layers[0].get_dim("nO")
-        self._build_torch_model()
+        self._initialize_model(get_examples)
 
     def _read_labels(self, examples: Iterable[Example]) -> Dict[str, Any]:
         roles = {"V"}

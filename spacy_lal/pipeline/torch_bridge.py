@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints1d
 
-from .units import Unit
+from .units import Unit, make_units
 
 logger = logging.getLogger("spacy_lal")
 
@@ -121,6 +121,25 @@ class BuildsTorchLayerOnLoad:
     counts): ``from_bytes``/``from_disk`` read the saved cfg, call ``_build_torch_model()``,
     then load the weights into the freshly built layer. A component whose model comes from
     ``spacy-lal.Pretrained.v1`` takes its cfg from the trained component instead."""
+
+    @property
+    def max_length(self) -> int:
+        """The longest sentence, in words, the model reads in one piece (see ``units.py``)."""
+        return int(self.model.attrs["max_length"])
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError(
+            f"{self.name}: labels are read from the training data by initialize(), or given "
+            f"there as labels={{...}} with the keys of `label_data`: {sorted(self.label_data)}"
+        )
+
+    def _initialize_model(self, get_examples: Callable[[], Any]) -> None:
+        """Initialize the tok2vec on a sample of the examples, then build the torch layer for
+        the labels already in ``cfg``: its input width is the tok2vec's output width."""
+        sample = [eg.x for _, eg in zip(range(10), get_examples())]
+        self.model.initialize(X=(sample, make_units(sample, self.max_length), None))
+        self.cfg["nI"] = self.model.layers[0].get_dim("nO")
+        self._build_torch_model()
 
     def adopt_pretrained(self, factory: str, settings: Dict[str, Any]) -> bool:
         """Take labels and shapes from a pretrained model, keeping ``settings`` (the factory's
