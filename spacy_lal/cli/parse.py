@@ -49,8 +49,24 @@ def main(args: argparse.Namespace) -> int:
 
     import spacy_lal
 
-    texts = _read_texts(args)
-    nlp = spacy_lal.load(args.model) if args.model in shipped_pipelines() else spacy.load(args.model)
+    # Load first: a bad --model should not wait for standard input to be typed in.
+    try:
+        nlp = spacy_lal.load(args.model) if args.model in shipped_pipelines() else spacy.load(args.model)
+    except OSError as error:
+        # spaCy's own message (E050/E053) names neither our shipped pipelines nor what --model takes.
+        shipped = ", ".join(shipped_pipelines()) or "none installed"
+        print(
+            f"parse: cannot load the pipeline {args.model!r} ({_one_line(error)}); "
+            f"--model takes a shipped pipeline ({shipped}), the directory of a saved spaCy pipeline "
+            "or the name of an installed pipeline package.",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        texts = _read_texts(args)
+    except OSError as error:
+        print(f"parse: cannot read --file {args.file}: {_one_line(error)}", file=sys.stderr)
+        return 1
     docs = list(nlp.pipe(texts))
     if args.format == "text":
         for doc in docs:
@@ -76,8 +92,18 @@ def main(args: argparse.Namespace) -> int:
 def _read_texts(args: argparse.Namespace) -> List[str]:
     if args.text is not None and args.text != "-":
         return [args.text]
-    lines: Iterable[str] = args.file.open(encoding="utf8") if args.file else sys.stdin
+    if args.file is not None:
+        with args.file.open(encoding="utf8") as lines:
+            return _non_blank(lines)
+    return _non_blank(sys.stdin)
+
+
+def _non_blank(lines: Iterable[str]) -> List[str]:
     return [line.rstrip("\n") for line in lines if line.strip()]
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
 
 
 def _export(docs: List[Any], fmt: str) -> str:

@@ -1,0 +1,386 @@
+"""``python -m spacy_lal parse`` end to end: every --format, every input source, bad input.
+
+The pipeline is a tiny lal_parser + lal_srl overfitted on the sentences of test_lal_parser and
+test_lal_srl, so that the parse of a training sentence is known exactly: the parser's on
+"The cat sat on the mat ." and the role labeller's on "Mary borrowed a book ...". Each
+component only saw its own data, so the other half of such a parse is arbitrary (but present).
+"""
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import pytest
+import spacy
+import test_lal_parser as parser_data
+import test_lal_srl as srl_data
+from spacy.util import fix_random_seed
+
+import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal.__main__ import main as cli
+from spacy_lal.cli.parse import FORMATS
+from spacy_lal.corpora.conll05 import read_conll05
+from spacy_lal.corpora.conllu import read_conllu
+from spacy_lal.pretrained import shipped_pipelines
+from spacy_lal.tree import Tree, read_trees
+
+CAT_TREE, CAT_HEADS, CAT_DEPS = parser_data.SENTENCES[0]  # heads 1-based, 0 = root
+CAT_WORDS = Tree.from_string(CAT_TREE).words()
+CAT = " ".join(CAT_WORDS)
+MARY_WORDS, MARY_GOLD = srl_data.SENTENCES[2]
+MARY = " ".join(MARY_WORDS)
+# (predicate, sense, arguments) as Frame.data gives them.
+MARY_FRAMES = [(p, sense, tuple(args)) for p, sense, args in MARY_GOLD]
+MARY_ROLES = "[ARG0 Mary] [V borrowed] [ARG1 a book] [ARG2 from John] [ARGM-TMP yesterday] ."
+DOGS = "Dogs bark ."  # also a parser training sentence
+DOGS_HEADS = parser_data.SENTENCES[1][1]
+
+# 40 steps at this rate overfit both components' sentences in a few seconds (the component
+# tests take 120-150 steps at 0.003-0.005, with more checks of their own to run).
+N_STEPS = 40
+LEARN_RATE = 0.01
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_parser", config={"model": parser_data.TINY})
+    nlp.add_pipe("lal_srl", config={"model": srl_data.TINY, "predicates": "predicted"})
+    parser_examples = parser_data.make_examples(nlp)
+    srl_examples = srl_data.make_examples(nlp.vocab)
+    # Each component reads its labels from the examples carrying its annotation and skips the rest.
+    optimizer = nlp.initialize(lambda: parser_examples + srl_examples)
+    optimizer.learn_rate = LEARN_RATE
+    for _ in range(N_STEPS):
+        # Each component is trained on its own data only: the other's gold Docs lack its annotation.
+        nlp.update(parser_examples, sgd=optimizer, exclude=["lal_srl"])
+        nlp.update(srl_examples, sgd=optimizer, exclude=["lal_parser"])
+    path = tmp_path_factory.mktemp("cli_parse") / "pipeline"
+    nlp.to_disk(path)
+    return path
+
+
+def parse(capsys: pytest.CaptureFixture, pipeline: Path, fmt: str, *inputs: str) -> str:
+    """stdout of a successful ``parse``; ``inputs``: the text argument and/or --file."""
+    assert cli(["parse", *inputs, "--model", str(pipeline), "--format", fmt]) == 0
+    return capsys.readouterr().out
+
+
+def zero_based_heads(heads: List[int]) -> List[int]:
+    """1-based heads (0 = root) -> token indices, a root being its own head as in spaCy."""
+    return [i if head == 0 else head - 1 for i, head in enumerate(heads)]
+
+
+# -- readers of the output formats -------------------------------------------------------------
+
+
+def text_blocks(out: str) -> List[Dict[str, List[str]]]:
+    """--format text: per sentence, its lines by section ("header", "tree", "dependencies", "roles")."""
+    blocks: List[Dict[str, List[str]]] = []
+    section = "header"
+    for line in out.splitlines():
+        if line.startswith("# sentence "):
+            blocks.append({"header": [line]})
+            section = "header"
+        elif line and not line.startswith(" ") and line.endswith(":"):
+            section = line[:-1]
+            assert section not in blocks[-1], f"section {section!r} twice in a block"
+            blocks[-1][section] = []
+        elif line.strip():
+            blocks[-1][section].append(line)
+    return blocks
+
+
+def dependency_rows(lines: List[str]) -> List[Tuple[int, str, str, int]]:
+    """(id, word, deprel, head id with 0 = root) of each row of the dependency table."""
+    rows = []
+    for line in lines:
+        number, word, dep, arrow, *head = line.split()
+        assert arrow == "<-", line
+        if head == ["ROOT"]:
+            rows.append((int(number), word, dep, 0))
+        else:
+            head_id, head_word = head
+            rows.append((int(number), word, dep, int(head_id)))
+    # The head's word is printed too: it must be the word of that row.
+    words = {number: word for number, word, _, _ in rows}
+    for line, (_, _, _, head_id) in zip(lines, rows):
+        if head_id:
+            assert line.split()[-1] == words[head_id], line
+    return rows
+
+
+def conllu_sentences(out: str) -> List[Tuple[List[str], List[List[str]]]]:
+    """(comment lines, token rows split at tabs) per sentence."""
+    sentences: List[Tuple[List[str], List[List[str]]]] = []
+    comments: List[str] = []
+    rows: List[List[str]] = []
+    for line in out.split("\n"):
+        if not line:
+            if comments or rows:
+                sentences.append((comments, rows))
+            comments, rows = [], []
+        elif line.startswith("#"):
+            comments.append(line)
+        else:
+            rows.append(line.split("\t"))
+    assert not comments and not rows, "the last sentence is not closed by a blank line"
+    return sentences
+
+
+def check_conllu_sentence(rows: List[List[str]], words: List[str]) -> List[int]:
+    """Assert the CoNLL-U well-formedness of one sentence; returns its heads (1-based)."""
+    assert all(len(row) == 10 for row in rows), rows
+    assert [row[0] for row in rows] == [str(i) for i in range(1, len(rows) + 1)]
+    assert [row[1] for row in rows] == words
+    heads = [int(row[6]) for row in rows]
+    assert all(0 <= head <= len(rows) for head in heads)
+    assert heads.count(0) == 1
+    return heads
+
+
+def props_sentences(out: str) -> List[List[List[str]]]:
+    """CoNLL-2005 props: per sentence, the tab-separated cells of each word."""
+    blocks = out.split("\n\n")
+    assert blocks[-1] == "", "the props must end with a blank line"
+    return [[line.split("\t") for line in block.split("\n")] for block in blocks[:-1]]
+
+
+def frames_of(doc: Any) -> List[Tuple[int, Any, Tuple[Tuple[int, int, str], ...]]]:
+    return [(frame.predicate.i, frame.sense, frame.data.arguments) for frame in doc._.srl]
+
+
+def read_back_conll05(props: str, texts: List[str], tmp_path: Path) -> List[Any]:
+    """The props read by the project's CoNLL-2005 reader, with a words file made from ``texts``."""
+    (tmp_path / "out.props").write_text(props, encoding="utf8")
+    words = "".join("\n".join(text.split()) + "\n\n" for text in texts)
+    (tmp_path / "out.words").write_text(words, encoding="utf8")
+    return list(read_conll05(tmp_path / "out.props", spacy.blank("en").vocab, words=tmp_path / "out.words"))
+
+
+# -- formats -----------------------------------------------------------------------------------
+
+
+def test_text_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
+    (cat,) = text_blocks(parse(capsys, pipeline, "text", CAT))
+    assert cat["header"] == [f"# sentence 1: {CAT}"]
+    tree = Tree.from_string(" ".join(cat["tree"]))
+    assert tree.words() == CAT_WORDS
+    # No tagger in the pipeline: the labelled spans are what the parser decides.
+    assert tree.to_spans() == Tree.from_string(CAT_TREE).to_spans()
+    assert dependency_rows(cat["dependencies"]) == [
+        (i, word, dep, head) for i, (word, dep, head) in enumerate(zip(CAT_WORDS, CAT_DEPS, CAT_HEADS), start=1)
+    ]
+
+    (mary,) = text_blocks(parse(capsys, pipeline, "text", MARY))
+    assert list(mary) == ["header", "tree", "dependencies", "roles"]
+    assert Tree.from_string(" ".join(mary["tree"])).words() == MARY_WORDS
+    rows = dependency_rows(mary["dependencies"])
+    assert [word for _, word, _, _ in rows] == MARY_WORDS
+    assert [head for _, _, _, head in rows].count(0) == 1
+    assert mary["roles"] == [f"  borrowed (borrow.01): {MARY_ROLES}"]
+
+
+def test_json_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
+    (line,) = parse(capsys, pipeline, "json", CAT).splitlines()
+    cat = json.loads(line)
+    assert set(cat) == {"text", "sentences", "tokens", "frames"}
+    assert cat["text"] == CAT
+    (sentence,) = cat["sentences"]
+    assert (sentence["start"], sentence["end"]) == (0, len(CAT_WORDS))
+    tree = Tree.from_string(sentence["tree"])
+    assert tree.words() == CAT_WORDS and tree.to_spans() == Tree.from_string(CAT_TREE).to_spans()
+    assert [t["i"] for t in cat["tokens"]] == list(range(len(CAT_WORDS)))
+    assert [t["text"] for t in cat["tokens"]] == CAT_WORDS
+    assert [t["head"] for t in cat["tokens"]] == zero_based_heads(CAT_HEADS)
+    assert [t["dep"] for t in cat["tokens"]] == CAT_DEPS
+
+    (line,) = parse(capsys, pipeline, "json", MARY).splitlines()
+    mary = json.loads(line)
+    assert [t["text"] for t in mary["tokens"]] == MARY_WORDS
+    assert Tree.from_string(mary["sentences"][0]["tree"]).words() == MARY_WORDS
+    frames = [
+        (f["predicate"], f["sense"], tuple((a["start"], a["end"], a["label"]) for a in f["arguments"]))
+        for f in mary["frames"]
+    ]
+    assert frames == MARY_FRAMES
+    (frame,) = mary["frames"]
+    assert frame["text"] == MARY_ROLES
+    assert [a["text"] for a in frame["arguments"]] == [
+        " ".join(MARY_WORDS[a["start"] : a["end"]]) for a in frame["arguments"]
+    ]
+
+
+def test_ptb_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
+    out = parse(capsys, pipeline, "ptb", CAT)
+    assert len(out.splitlines()) == 1  # one tree per line, for EVALB
+    (tree,) = read_trees(out)
+    assert tree.words() == CAT_WORDS
+    assert tree.to_spans() == Tree.from_string(CAT_TREE).to_spans()
+    (tree,) = read_trees(parse(capsys, pipeline, "ptb", MARY))
+    assert tree.words() == MARY_WORDS
+
+
+def test_conllu_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    out = parse(capsys, pipeline, "conllu", CAT)
+    ((comments, rows),) = conllu_sentences(out)
+    assert f"# text = {CAT}" in comments
+    assert check_conllu_sentence(rows, CAT_WORDS) == CAT_HEADS
+    assert [row[7] for row in rows] == CAT_DEPS
+    # The project's reader (the one the scorers use) takes it back unchanged.
+    (tmp_path / "out.conllu").write_text(out, encoding="utf8")
+    (doc,) = read_conllu(tmp_path / "out.conllu", spacy.blank("en").vocab)
+    assert [t.text for t in doc] == CAT_WORDS
+    assert [t.head.i for t in doc] == zero_based_heads(CAT_HEADS)
+    assert [t.dep_ for t in doc] == CAT_DEPS
+
+    ((_, rows),) = conllu_sentences(parse(capsys, pipeline, "conllu", MARY))
+    check_conllu_sentence(rows, MARY_WORDS)
+
+
+def test_conll05_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    props = parse(capsys, pipeline, "conll05", MARY)
+    (cells,) = props_sentences(props)
+    assert len(cells) == len(MARY_WORDS)
+    # First column: the predicate's word on its row, "-" elsewhere; then one column per predicate.
+    assert [row[0] for row in cells] == ["borrowed" if i == 1 else "-" for i in range(len(MARY_WORDS))]
+    assert all(len(row) == 2 for row in cells)
+    (doc,) = read_back_conll05(props, [MARY], tmp_path)
+    assert [t.text for t in doc] == MARY_WORDS
+    # The props format carries no sense.
+    assert frames_of(doc) == [(p, None, args) for p, _, args in MARY_FRAMES]
+
+
+# -- input sources -----------------------------------------------------------------------------
+
+LINES = f"{CAT}\n\n{MARY}\n   \n{DOGS}"  # blank and whitespace-only lines; no final newline
+TEXTS = [CAT, MARY, DOGS]
+
+
+def check_json_records(out: str) -> None:
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [r["text"] for r in records] == TEXTS
+    cat, mary, dogs = records
+    assert [t["head"] for t in cat["tokens"]] == zero_based_heads(CAT_HEADS)
+    assert [t["head"] for t in dogs["tokens"]] == zero_based_heads(DOGS_HEADS)
+    assert [(f["predicate"], f["sense"]) for f in mary["frames"]] == [(1, "borrow.01")]
+
+
+def test_file_gives_one_output_per_non_blank_line(
+    pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    path = tmp_path / "input.txt"
+    path.write_text(LINES, encoding="utf8")
+    check_json_records(parse(capsys, pipeline, "json", "--file", str(path)))
+
+    blocks = text_blocks(parse(capsys, pipeline, "text", "--file", str(path)))
+    assert [block["header"] for block in blocks] == [[f"# sentence 1: {text}"] for text in TEXTS]
+    assert all("tree" in block and "dependencies" in block for block in blocks)
+
+    (cat, mary, dogs) = read_trees(parse(capsys, pipeline, "ptb", "--file", str(path)))
+    assert [cat.words(), mary.words(), dogs.words()] == [text.split() for text in TEXTS]
+
+    sentences = conllu_sentences(parse(capsys, pipeline, "conllu", "--file", str(path)))
+    assert [comments[0] for comments, _ in sentences] == ["# sent_id = 1", "# sent_id = 2", "# sent_id = 3"]
+    for (_, rows), text in zip(sentences, TEXTS):
+        check_conllu_sentence(rows, text.split())
+
+    # The props stay aligned sentence by sentence with a words file of the inputs.
+    props = parse(capsys, pipeline, "conll05", "--file", str(path))
+    for cells in props_sentences(props):
+        n_predicates = sum(row[0] != "-" for row in cells)
+        assert all(len(row) == 1 + n_predicates for row in cells)
+    docs = read_back_conll05(props, TEXTS, tmp_path)
+    assert [[t.text for t in doc] for doc in docs] == [text.split() for text in TEXTS]
+    assert frames_of(docs[1]) == [(p, None, args) for p, _, args in MARY_FRAMES]
+
+
+@pytest.mark.parametrize("text_argument", [[], ["-"]], ids=["no-argument", "dash"])
+def test_standard_input(
+    pipeline: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, text_argument: List[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(LINES + "\n"))
+    check_json_records(parse(capsys, pipeline, "json", *text_argument))
+
+
+def test_text_argument_wins_over_standard_input(
+    pipeline: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{MARY}\n"))
+    (line,) = parse(capsys, pipeline, "json", CAT).splitlines()
+    assert json.loads(line)["text"] == CAT
+
+
+# -- errors and awkward input ------------------------------------------------------------------
+
+
+class UnreadableStdin(io.StringIO):
+    def __iter__(self) -> Any:
+        raise AssertionError("standard input was read before the model was loaded")
+
+
+@pytest.mark.parametrize("kind", ["empty directory", "missing path", "package name"])
+def test_model_that_is_not_a_pipeline(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if kind == "empty directory":
+        model = tmp_path / "not_a_pipeline"
+        model.mkdir()
+        (model / "notes.txt").write_text("not a pipeline\n", encoding="utf8")
+    elif kind == "missing path":
+        model = tmp_path / "no" / "such" / "pipeline"
+    else:
+        model = Path("no_such_lal_pipeline_package")
+    # A bad --model is reported at once, not after the user has typed the texts in.
+    monkeypatch.setattr(sys, "stdin", UnreadableStdin())
+    assert cli(["parse", "--model", str(model)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1
+    assert f"cannot load the pipeline {str(model)!r}" in captured.err
+    assert "saved spaCy pipeline" in captured.err
+    for name in shipped_pipelines() or ["none installed"]:
+        assert name in captured.err
+
+
+def test_missing_file(pipeline: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    missing = tmp_path / "missing.txt"
+    assert cli(["parse", "--file", str(missing), "--model", str(pipeline)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.strip().splitlines()) == 1
+    assert f"cannot read --file {missing}" in captured.err
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_empty_text(pipeline: Path, capsys: pytest.CaptureFixture, fmt: str) -> None:
+    out = parse(capsys, pipeline, fmt, "")
+    if fmt == "json":
+        assert json.loads(out) == {"text": "", "sentences": [], "tokens": [], "frames": []}
+    elif fmt == "text":
+        assert out.strip() == ""
+    else:
+        # No sentence, so no line: gold and predicted files stay aligned.
+        assert out == ""
+
+
+# The exporters warn, rightly, that the whitespace "sentence" has no tree / no dependencies.
+@pytest.mark.filterwarnings("ignore:.*had no (tree|dependency annotation):UserWarning")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_whitespace_only_text(pipeline: Path, capsys: pytest.CaptureFixture, fmt: str) -> None:
+    out = parse(capsys, pipeline, fmt, "   ")
+    if fmt == "json":
+        record = json.loads(out)
+        assert record["text"] == "   "
+        assert all(sentence["tree"] is None for sentence in record["sentences"])
+        assert record["frames"] == []
+    elif fmt == "text":
+        assert "tree:" not in out and "roles:" not in out
+    elif fmt == "ptb":
+        assert all(tree.words() for tree in read_trees(out))
+    elif fmt == "conllu":
+        assert all(len(row) == 10 for _, rows in conllu_sentences(out) for row in rows)
+    else:
+        assert all(row == ["-"] for cells in props_sentences(out) for row in cells)
