@@ -1,0 +1,611 @@
+"""What the label-attention heads attend to and contribute (Mrini et al. 2020, sec. 4.5-4.6),
+as data and as SVG plots.
+
+    from spacy_lal.interpret import explain, plot_attention, plot_contributions
+
+    doc = nlp("The cat sat on the mat.")
+    for sent in explain(nlp, doc):                 # one SentenceExplanation per sentence
+        sent.attention                             # (heads, words): eq. 1 of each head
+        root = sent.spans[0]                       # the predicted constituents, pre-order
+        sent.top_heads(root, 3)                    # [("head 4", 0.21), ...]
+        svg = plot_attention(sent)                 # heat map, heads x words
+        svg = plot_contributions(sent, root)       # bar chart, one bar per head
+
+The values come from the parser's own forward pass: ``explain`` runs the component's
+``predict`` (its tok2vec, listeners included, and its chunking) with forward hooks on the torch
+modules, removed before it returns, so parsing itself computes nothing more.
+
+Heads are named by number ("head 0", ...). The component gives the layer one head per span label,
+as the paper does, but nothing ties head ``k`` to label ``k``: the heads are interchangeable when
+initialised and no loss refers to a head's index, so which labels a head serves is learnt. Mrini
+et al. read it off the contributions (sec. 4.5: "head 52 is unique to S spans");
+:func:`top_heads_by_label` counts the same statistic over any number of sentences.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from bisect import bisect_left
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy
+
+from .pipeline.gold import CHAIN_SEP, EMPTY, label_to_chain
+from .pipeline.units import Unit, length_sorted_chunks
+from .render import DEFAULT_OPTIONS, _escape, _text_width
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span
+
+    from .pipeline.lal_parser import LabelAttentionParser, Parses
+
+__all__ = [
+    "SentenceExplanation",
+    "SpanContribution",
+    "explain",
+    "plot_attention",
+    "plot_contributions",
+    "top_heads_by_label",
+]
+
+# How the plots name the start and stop sentinels, which take part in every head's softmax.
+BOUNDARY_NAMES = ("<s>", "</s>")
+
+# What the forward pass leaves for one unit: attention over [start, words, stop] (H, n+2), the
+# head-wise fencepost vectors (n+1, H * d_proj), and the label chart (n+1, n+1, L) when needed.
+_Captured = Tuple[numpy.ndarray, numpy.ndarray, Optional[numpy.ndarray]]
+
+
+@dataclass(frozen=True, eq=False)
+class SpanContribution:
+    """Each head's contribution to one span's vector.
+
+    Attributes:
+        start, end: Doc token offsets (end exclusive), as in the Doc's stored tree.
+        text: the span's text.
+        labels: the predicted label, outermost first as ``span._.labels`` (a collapsed unary chain
+            gives several); for a span of the predicted tree its label there, for any other span
+            the best label of the span classifier (eq. 6), ``()`` where that is "no constituent".
+        in_tree: whether the span is a constituent of the predicted tree.
+        contributions: ``(n_heads,)`` non-negative shares summing to 1 (see :func:`explain`).
+    """
+
+    start: int
+    end: int
+    text: str
+    labels: Tuple[str, ...]
+    in_tree: bool
+    contributions: numpy.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class SentenceExplanation:
+    """What the label attention layer did with one sentence (a piece, for a sentence longer than
+    the model's ``max_length``).
+
+    Attributes:
+        start, end: the sentence's Doc token offsets (end exclusive).
+        text: its text.
+        tokens: Doc offsets of its words: every token but whitespace, which the model never sees.
+        words: their texts.
+        heads: head names, ``"head 0"`` ... (see the module docstring).
+        attention: ``(n_heads, n_words)`` attention weights of eq. 1 (one softmax per head).
+            The softmax also covers the start and stop sentinels that wrap every sentence, so a
+            row sums to 1 together with ``boundary_attention``; padding gets nothing.
+        boundary_attention: ``(n_heads, 2)`` the weights of the start and stop sentinels.
+        spans: the explained spans: the predicted tree's constituents in pre-order, or the
+            spans asked for.
+        contributions_exact: whether the head parts are those of the span vectors the label
+            scorer reads (a parser without the feed-forward layer after the label attention);
+            see :func:`explain`.
+    """
+
+    start: int
+    end: int
+    text: str
+    tokens: Tuple[int, ...]
+    words: Tuple[str, ...]
+    heads: Tuple[str, ...]
+    attention: numpy.ndarray
+    boundary_attention: numpy.ndarray
+    spans: Tuple[SpanContribution, ...]
+    contributions_exact: bool
+
+    def span(self, span: Union[SpanContribution, "Span", Tuple[int, int]]) -> SpanContribution:
+        """The explained span with these Doc offsets (a Span, a ``(start, end)`` pair or a
+        :class:`SpanContribution`); KeyError if it was not explained."""
+        start, end = (span[0], span[1]) if isinstance(span, tuple) else (span.start, span.end)
+        for item in self.spans:
+            if (item.start, item.end) == (start, end):
+                return item
+        raise KeyError(
+            f"span ({start}, {end}) was not explained: the explained spans are the predicted "
+            "constituents, unless explain(..., spans=[...]) named others"
+        )
+
+    def top_heads(
+        self, span: Union[SpanContribution, "Span", Tuple[int, int]], k: int = 5
+    ) -> List[Tuple[str, float]]:
+        """The ``k`` heads contributing most to ``span``, largest first, with their shares."""
+        shares = self.span(span).contributions
+        return [(self.heads[h], float(shares[h])) for h in _ranking(shares)[:k]]
+
+
+def explain(
+    parser_or_nlp: Union["Language", "LabelAttentionParser"],
+    doc_or_span: Union["Doc", "Span", str],
+    *,
+    spans: Optional[Iterable[Union["Span", Tuple[int, int]]]] = None,
+    component: Optional[str] = None,
+) -> List[SentenceExplanation]:
+    """What each label-attention head attends to in each sentence, and what it contributes to
+    each span.
+
+    Args:
+        parser_or_nlp: a pipeline with a ``lal_parser`` (or ``lal_dependency_parser``), or the
+            component itself.
+        doc_or_span: a Doc, preferably one the pipeline made (``nlp(text)``): a component listening
+            to a shared tok2vec or transformer reads that component's output from the Doc. A
+            Span explains the sentences it overlaps; a text is run through the pipeline first.
+        spans: spans to explain, as Spans of the Doc or ``(start, end)`` Doc offsets, each
+            inside one sentence; default: every constituent of the predicted trees.
+        component: the parser's name, where the pipeline has several.
+
+    Returns:
+        One :class:`SentenceExplanation` per sentence, in order, as the component parses them
+        (``doc.sents``, else the whole Doc; pieces of ``max_length`` words of longer ones).
+        Sentences without words (empty, or whitespace only) have nothing to explain and are left
+        out: an empty Doc gives ``[]``.
+
+    A head's contribution to a span. The span vector of eq. 5 is the concatenation of one part
+    per head, ``[f^h_j - f^h_i ; b^h_{i+1} - b^h_{j+1}]``, built from the head's own slice of
+    the word vectors (Mrini et al. split "each head-specific word vector at the middle"). As in
+    the paper (Figure 6, sec. 4.5: "normalization and averaging"), a head's contribution is the
+    mean absolute value of its part divided by the sum of those over the heads
+    (``spacy_lal.nn.span.head_contributions``): shares of the span vector, non-negative, summing
+    to 1. They say how much of the span vector each head supplies, not how far each head moves
+    the label score: eq. 6 mixes the parts through a LayerNorm and a ReLU, so the score has no
+    exact split by head. They are exact (``contributions_exact``) for a parser without the
+    position-wise feed-forward layer after the label attention (``lal_ffn = false``), the
+    setting of the paper's analysis, where the parts are the span vectors the label scorer reads.
+    The feed-forward layer (on by default, as in the paper's best parser) mixes the heads; the
+    parts are then taken from the heads' outputs just before it, which is what each head hands on.
+
+    Raises:
+        ValueError: no parser in the pipeline, a parser not initialized (or not built with
+            query vectors and concatenated heads, the paper's layer), a span outside every
+            sentence or without a word.
+        TypeError: a text with a component rather than a pipeline.
+    """
+    import torch
+
+    from .nn.span import head_contributions
+
+    parser = _find_parser(parser_or_nlp, component)
+    doc, window = _as_doc(parser_or_nlp, doc_or_span)
+    model = parser.model.layers[1].shims[0]._model.parser  # the LabelAttentionParserModel
+    wanted = None if spans is None else [_offsets(doc, span) for span in spans]
+    parses, captured = _run(parser, doc, keep_charts=wanted is not None and model.span_scorer is not None)
+
+    units = [
+        (u, unit)
+        for u, unit in enumerate(parses.units)
+        if window is None or (unit.start < window[1] and unit.end > window[0])
+    ]
+    by_unit = _assign(wanted, [unit for _, unit in units]) if wanted is not None else None
+    n_heads = model.label_attention.n_heads
+    head_names = tuple(f"head {h}" for h in range(n_heads))
+    exact = model.label_attention.ffn is None
+    explanations = []
+    for k, (u, unit) in enumerate(units):
+        attention, fences, chart = captured[u]
+        tree = _tree_spans(parser, unit, parses.spans[u])
+        if by_unit is None:
+            items = [(i, j, _doc_span(unit, i, j), chain, True) for (i, j), chain in tree.items()]
+        else:
+            items = []
+            for start, end, i, j in by_unit[k]:
+                in_tree = (i, j) in tree
+                chain = tree[i, j] if in_tree else _best_label(parser, chart, i, j)
+                items.append((i, j, (start, end), chain, in_tree))
+        shares = numpy.zeros((0, n_heads), dtype="float32")
+        if items:
+            vectors = numpy.stack([fences[j] - fences[i] for i, j, *_ in items])
+            shares = head_contributions(torch.from_numpy(vectors), n_heads).numpy()
+        explanations.append(
+            SentenceExplanation(
+                start=unit.start,
+                end=unit.end,
+                text=doc[unit.start : unit.end].text,
+                tokens=tuple(unit.words),
+                words=tuple(doc[w].text for w in unit.words),
+                heads=head_names,
+                attention=numpy.ascontiguousarray(attention[:, 1:-1]),
+                boundary_attention=attention[:, [0, -1]],
+                spans=tuple(
+                    SpanContribution(start, end, doc[start:end].text, chain, in_tree, share)
+                    for (_, _, (start, end), chain, in_tree), share in zip(items, shares)
+                ),
+                contributions_exact=exact,
+            )
+        )
+    return explanations
+
+
+def top_heads_by_label(explanations: Iterable[SentenceExplanation]) -> Dict[str, Counter]:
+    """For each predicted label, how often each head is the top contributor of a constituent
+    with that label: the statistic by which Mrini et al. match heads to labels (sec. 4.5: "Out
+    of the NP spans, 44.9% get their top contribution from head 35"). Run it over many
+    sentences; labels of unary chains are spelled as the component does ("S::VP")."""
+    counts: Dict[str, Counter] = {}
+    for sent in explanations:
+        for item in sent.spans:
+            if item.in_tree and item.labels:
+                top = sent.heads[int(_ranking(item.contributions)[0])]
+                counts.setdefault(CHAIN_SEP.join(item.labels), Counter())[top] += 1
+    return counts
+
+
+# -- plots -------------------------------------------------------------------------------------
+
+# displaCy's colours and font (render.DEFAULT_OPTIONS), a smaller size (a row per head), and the
+# colour of the data: cells and top bars in ``accent``, other bars in ``muted``.
+PLOT_OPTIONS: Dict[str, Any] = {
+    "color": DEFAULT_OPTIONS["color"],
+    "bg": DEFAULT_OPTIONS["bg"],
+    "font": DEFAULT_OPTIONS["font"],
+    "font_size": 14,
+    "accent": "#1f5fa8",
+    "muted": "#c5c9d0",
+}
+
+_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" class="displacy {cls}" width="{width:.0f}" '
+    'height="{height:.0f}" style="max-width: none; height: {height:.0f}px; color: {color}; '
+    'background: {bg}; font-family: {font}; font-size: {font_size:g}px">{content}</svg>'
+)
+_BOLD = 1.15  # bold text is wider than render._text_width's regular Arial estimates
+_TEXT = '<text class="{cls}" fill="currentColor" x="{x:.1f}" y="{y:.1f}"{attrs}>{text}</text>'
+
+
+def plot_attention(
+    explanation: SentenceExplanation,
+    *,
+    boundaries: bool = True,
+    title: Optional[str] = None,
+    options: Optional[Dict[str, Any]] = None,
+) -> str:
+    """A heat map of the attention weights: one row per head (names on the left), one column per
+    word (along the bottom), darker for more weight, scaled to the largest weight shown (given
+    in the legend); each cell's exact weight is its tooltip.
+
+    ``boundaries``: also show the start and stop sentinels ("<s>", "</s>"), whose weights
+    complete each row's softmax. ``options``: ``color``, ``bg``, ``font``, ``font_size``,
+    ``accent`` (see ``PLOT_OPTIONS``). Returns a standalone SVG.
+    """
+    opts = {**PLOT_OPTIONS, **(options or {})}
+    size = float(opts["font_size"])
+    columns = list(explanation.words)
+    weights = explanation.attention
+    kinds = ["lal-word"] * len(columns)
+    if boundaries:
+        columns = [BOUNDARY_NAMES[0], *columns, BOUNDARY_NAMES[1]]
+        kinds = ["lal-boundary", *kinds, "lal-boundary"]
+        bounds = explanation.boundary_attention
+        weights = numpy.concatenate([bounds[:, :1], weights, bounds[:, 1:]], axis=1)
+    heads = explanation.heads
+    if title is None:
+        title = f"Label attention over \u201c{_shorten(explanation.text)}\u201d"
+    pad, gap = size, size / 2
+    cell_w, cell_h = 1.6 * size, 1.3 * size
+    slant = math.sqrt(0.5)  # words are written at 45 degrees, hanging down-left from their column
+    word_widths = [_text_width(w, size) for w in columns]
+    head_width = max(_text_width(h, size) for h in heads)
+    # Room on the left for the head names, and for the first words' slant.
+    grid_x = pad + max(
+        [head_width + gap] + [w * slant - (k + 0.5) * cell_w for k, w in enumerate(word_widths)]
+    )
+    title_y = pad + size
+    grid_y = title_y + size
+    grid_w, grid_h = len(columns) * cell_w, len(heads) * cell_h
+    vmax = float(weights.max())
+    scale = 1.0 / vmax if vmax > 0 else 0.0
+
+    parts = [_title(title, pad, title_y)]
+    for h, head in enumerate(heads):
+        y = grid_y + h * cell_h
+        parts.append(_text("lal-head", head, grid_x - gap, y + cell_h / 2 + 0.35 * size, anchor="end"))
+        for k, column in enumerate(columns):
+            weight = float(weights[h, k])
+            parts.append(
+                f'<rect class="lal-cell" x="{grid_x + k * cell_w:.1f}" y="{y:.1f}" width="{cell_w:.1f}" '
+                f'height="{cell_h:.1f}" fill="{_escape(str(opts["accent"]))}" '
+                f'fill-opacity="{weight * scale:.3f}" stroke="{_escape(str(opts["bg"]))}">'
+                f"<title>{_escape(f'{head}, {column}: {weight:.3f}')}</title></rect>"
+            )
+    words_y = grid_y + grid_h + 0.9 * size
+    for k, (column, kind) in enumerate(zip(columns, kinds)):
+        x = grid_x + (k + 0.5) * cell_w
+        attrs = f' text-anchor="end" transform="rotate(-45 {x:.1f} {words_y:.1f})"'
+        if kind == "lal-boundary":
+            attrs += ' font-style="italic" fill-opacity="0.6"'
+        parts.append(_TEXT.format(cls=kind, x=x, y=words_y, attrs=attrs, text=_escape(column)))
+
+    # Legend: a colour bar from 0 to the largest weight, right of the grid.
+    legend_x = grid_x + grid_w + 2 * gap
+    legend_h = min(grid_h, 8 * cell_h)
+    gradient = f"lal-attention-scale-{uuid.uuid4().hex}"  # ids must be unique on a page
+    parts.append(
+        f'<defs><linearGradient id="{gradient}" x1="0" y1="1" x2="0" y2="0">'
+        f'<stop offset="0" stop-color="{_escape(str(opts["accent"]))}" stop-opacity="0"/>'
+        f'<stop offset="1" stop-color="{_escape(str(opts["accent"]))}" stop-opacity="1"/>'
+        "</linearGradient></defs>"
+        f'<rect class="lal-legend" x="{legend_x:.1f}" y="{grid_y:.1f}" width="{gap:.1f}" '
+        f'height="{legend_h:.1f}" fill="url(#{gradient})" stroke="currentColor" stroke-width="0.5"/>'
+    )
+    maximum = f"{vmax:.2f}"
+    parts.append(_text("lal-legend-label", maximum, legend_x + 1.5 * gap, grid_y + 0.8 * size))
+    parts.append(_text("lal-legend-label", "0", legend_x + 1.5 * gap, grid_y + legend_h))
+
+    width = max(legend_x + 1.5 * gap + _text_width(maximum, size), 2 * pad + _BOLD * _text_width(title, size)) + pad
+    height = words_y + max(word_widths) * slant + size + pad
+    return _svg("lal-attention", width, height, opts, parts)
+
+
+def plot_contributions(
+    explanation: SentenceExplanation,
+    span: Union[SpanContribution, "Span", Tuple[int, int]],
+    *,
+    top_k: int = 5,
+    title: Optional[str] = None,
+    options: Optional[Dict[str, Any]] = None,
+) -> str:
+    """A bar chart of each head's contribution to ``span`` (an explained span: a
+    :class:`SpanContribution`, a Span or ``(start, end)`` Doc offsets): one bar per head in head
+    order, as the heat map's rows; the ``top_k`` largest drawn in the accent colour with their
+    share written next to them, the others muted. A dashed line marks the share of every head if
+    all contributed alike (1 / number of heads). Returns a standalone SVG.
+    """
+    if top_k < 0:
+        raise ValueError(f"top_k must be >= 0, got {top_k}")
+    item = explanation.span(span)
+    opts = {**PLOT_OPTIONS, **(options or {})}
+    size = float(opts["font_size"])
+    heads, shares = explanation.heads, item.contributions
+    top = set(_ranking(shares)[:top_k].tolist())
+    if title is None:
+        label = CHAIN_SEP.join(item.labels) or "no constituent"
+        title = f"Head contributions to \u201c{_shorten(item.text)}\u201d ({label})"
+    pad, gap = size, size / 2
+    row_h, bar_h, bar_max = 1.3 * size, size, 20 * size
+    head_width = max(_text_width(h, size) for h in heads)
+    bars_x = pad + head_width + gap
+    title_y = pad + size
+    uniform_y = title_y + 1.4 * size  # the uniform line's label, above the bars
+    bars_y = uniform_y + 0.5 * size
+    largest = float(shares.max()) if len(shares) else 0.0
+    scale = bar_max / largest if largest > 0 else 0.0
+
+    parts = [_title(title, pad, title_y)]
+    values_x = bars_x + bar_max + gap  # a column of its own: values never meet a bar or the line
+    value_width = 0.0
+    for h, (head, share) in enumerate(zip(heads, shares.tolist())):
+        y = bars_y + h * row_h
+        fill = opts["accent"] if h in top else opts["muted"]
+        parts.append(_text("lal-head", head, bars_x - gap, y + row_h / 2 + 0.35 * size, anchor="end"))
+        parts.append(
+            f'<rect class="lal-bar" x="{bars_x:.1f}" y="{y + (row_h - bar_h) / 2:.1f}" '
+            f'width="{share * scale:.1f}" height="{bar_h:.1f}" fill="{_escape(str(fill))}">'
+            f"<title>{_escape(f'{head}: {share:.3f}')}</title></rect>"
+        )
+        if h in top:
+            value = f"{share:.1%}"
+            value_width = max(value_width, _text_width(value, size))
+            parts.append(_text("lal-value", value, values_x, y + row_h / 2 + 0.35 * size))
+    bars_end = bars_y + len(heads) * row_h
+    uniform = 1.0 / len(heads)
+    if uniform * scale <= bar_max:
+        x = bars_x + uniform * scale
+        parts.append(
+            f'<path class="lal-uniform" d="M{x:.1f},{bars_y:.1f} V{bars_end:.1f}" stroke="currentColor" '
+            'stroke-width="1" stroke-dasharray="4 3" fill="none"/>'
+        )
+        parts.append(_text("lal-uniform-label", "uniform", x, uniform_y, anchor="middle"))
+    width = max(values_x + value_width, 2 * pad + _BOLD * _text_width(title, size)) + pad
+    return _svg("lal-contributions", width, bars_end + pad, opts, parts)
+
+
+# -- internals ---------------------------------------------------------------------------------
+
+
+def _run(parser: "LabelAttentionParser", doc: "Doc", keep_charts: bool) -> Tuple["Parses", Dict[int, _Captured]]:
+    """``parser.predict([doc])``, and what the torch model computed for each of its units."""
+    import torch
+
+    from .nn.span import fencepost_vectors
+
+    model = parser.model.layers[1].shims[0]._model.parser
+    label_attention = model.label_attention.attention
+    details: List[Any] = []
+    chunks_seen: List[List[_Captured]] = []
+
+    def keep_details(module: Any, args: Any, output: Any) -> None:
+        details.append(output[1])  # LabelAttentionLayer always asks its sublayer for details
+
+    def keep_chunk(module: Any, args: Any, output: Any) -> None:
+        found = details.pop()
+        attention = found.attention.float().cpu().numpy()  # (B, H, T+2)
+        head_outputs = found.head_outputs  # (B, T+2, H, d_proj), before any feed-forward layer
+        B, T2 = head_outputs.shape[:2]
+        fences = fencepost_vectors(head_outputs.reshape(B, T2, -1), label_attention.n_heads)
+        fences = fences.float().cpu().numpy()
+        charts = output.chart.float().cpu().numpy() if keep_charts else None
+        rows = []
+        for b, n in enumerate(output.lengths.tolist()):
+            chart = None if charts is None else charts[b, : n + 1, : n + 1]
+            rows.append((attention[b, :, : n + 2], fences[b, : n + 1], chart))
+        chunks_seen.append(rows)
+
+    # Hooks live only for this call (parsing in another thread meanwhile would be captured too).
+    handles = [label_attention.register_forward_hook(keep_details), model.register_forward_hook(keep_chunk)]
+    try:
+        with torch.no_grad():
+            parses = parser.predict([doc])
+    finally:
+        for handle in handles:
+            handle.remove()
+
+    # The model ran the units in length-sorted chunks (parser_model._forward): undo that order.
+    chunks = length_sorted_chunks(parses.units, parser.model.attrs["max_chart_cells"])
+    if [len(chunk) for chunk in chunks] != [len(rows) for rows in chunks_seen]:
+        raise RuntimeError("explain: the parser's chunks differ from length_sorted_chunks; they must agree")
+    captured: Dict[int, _Captured] = {}
+    for chunk, rows in zip(chunks, chunks_seen):
+        captured.update(zip(chunk, rows))
+    return parses, captured
+
+
+def _find_parser(parser_or_nlp: Any, component: Optional[str]) -> "LabelAttentionParser":
+    from spacy.language import Language
+
+    from .pipeline.lal_parser import LabelAttentionParser
+
+    if isinstance(parser_or_nlp, LabelAttentionParser):
+        parser = parser_or_nlp
+    elif isinstance(parser_or_nlp, Language):
+        found = [
+            pipe
+            for name, pipe in parser_or_nlp.pipeline
+            if isinstance(pipe, LabelAttentionParser) and component in (None, name)
+        ]
+        if not found:
+            which = "" if component is None else f" {component!r}"
+            raise ValueError(
+                f"the pipeline has no label-attention parser{which} (its components: {parser_or_nlp.pipe_names}); "
+                "add one with nlp.add_pipe('lal_parser')"
+            )
+        parser = found[0]
+    else:
+        raise TypeError(f"expected a spaCy pipeline or a lal_parser component, got {type(parser_or_nlp).__name__}")
+    if len(parser.model.layers) < 2:
+        raise ValueError(f"{parser.name} is not initialized: train it, or load a trained pipeline")
+    layer = parser.model.layers[1].shims[0]._model.parser.label_attention.attention
+    if layer.query_kind != "vector" or layer.combine != "concat":
+        raise ValueError(
+            f"{parser.name} was built with lal_query = {layer.query_kind!r} and lal_combine = "
+            f"{layer.combine!r}; heads to explain need the paper's layer ('vector', 'concat'): "
+            "with a query matrix a head attends from every word, and projected heads are mixed"
+        )
+    return parser
+
+
+def _as_doc(parser_or_nlp: Any, doc_or_span: Any) -> Tuple["Doc", Optional[Tuple[int, int]]]:
+    """The Doc to run, and the token range to explain (None: all of it)."""
+    from spacy.language import Language
+    from spacy.tokens import Doc, Span
+
+    if isinstance(doc_or_span, Doc):
+        return doc_or_span, None
+    if isinstance(doc_or_span, Span):
+        return doc_or_span.doc, (doc_or_span.start, doc_or_span.end)
+    if isinstance(doc_or_span, str):
+        if not isinstance(parser_or_nlp, Language):
+            raise TypeError("explain a text with the pipeline (explain(nlp, text)), or give the component a Doc")
+        return parser_or_nlp(doc_or_span), None
+    raise TypeError(f"expected a Doc, a Span or a text, got {type(doc_or_span).__name__}")
+
+
+def _offsets(doc: "Doc", span: Any) -> Tuple[int, int]:
+    from spacy.tokens import Span
+
+    if isinstance(span, Span):
+        if span.doc is not doc:
+            raise ValueError(f"span {span.text!r} belongs to another Doc")
+        start, end = span.start, span.end
+    else:
+        start, end = (int(x) for x in span)
+    if not 0 <= start < end <= len(doc):
+        raise ValueError(f"span ({start}, {end}) is not a non-empty token range of the Doc ({len(doc)} tokens)")
+    return start, end
+
+
+def _assign(
+    wanted: Sequence[Tuple[int, int]], units: Sequence["Unit"]
+) -> List[List[Tuple[int, int, int, int]]]:
+    """Per unit, its wanted spans as (start, end, first fencepost, last fencepost)."""
+    by_unit: List[List[Tuple[int, int, int, int]]] = [[] for _ in units]
+    for start, end in wanted:
+        k = next((k for k, unit in enumerate(units) if unit.start <= start and end <= unit.end), None)
+        if k is None:
+            raise ValueError(f"span ({start}, {end}) is not inside one of the sentences explained")
+        words = units[k].words
+        i, j = bisect_left(words, start), bisect_left(words, end)
+        if i == j:
+            raise ValueError(f"span ({start}, {end}) holds no word (whitespace is not seen by the parser)")
+        by_unit[k].append((start, end, i, j))
+    return by_unit
+
+
+def _tree_spans(
+    parser: "LabelAttentionParser", unit: "Unit", spans: Optional[numpy.ndarray]
+) -> Dict[Tuple[int, int], Tuple[str, ...]]:
+    """The predicted constituents (word fenceposts -> label chain) in pre-order, as the component
+    stores them (``_set_tree``): binarization nodes and a root labelled only TOP are left out."""
+    tree: Dict[Tuple[int, int], Tuple[str, ...]] = {}
+    for i, j, label in [] if spans is None else spans.tolist():
+        chain = label_to_chain(parser.span_labels[label - 1]) if label != EMPTY else ()
+        if chain:
+            tree[i, j] = chain
+    return tree
+
+
+def _doc_span(unit: "Unit", i: int, j: int) -> Tuple[int, int]:
+    """Doc offsets of the constituent over words i..j-1 of ``unit`` (the root spans the whole
+    unit, whitespace included, as in the stored tree)."""
+    if i == 0 and j == len(unit):
+        return unit.start, unit.end
+    return unit.words[i], unit.words[j - 1] + 1
+
+
+def _best_label(
+    parser: "LabelAttentionParser", chart: Optional[numpy.ndarray], i: int, j: int
+) -> Tuple[str, ...]:
+    if chart is None:  # a dependency-only parser has no span classifier
+        return ()
+    label = int(chart[i, j].argmax())
+    return label_to_chain(parser.span_labels[label - 1]) if label != EMPTY else ()
+
+
+def _ranking(shares: numpy.ndarray) -> numpy.ndarray:
+    """Head indices by decreasing share, the lower index first on ties."""
+    return numpy.argsort(-shares, kind="stable")
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis: a title should not set the width."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def _text(cls: str, text: str, x: float, y: float, anchor: str = "start") -> str:
+    return _TEXT.format(cls=cls, x=x, y=y, attrs=f' text-anchor="{anchor}"', text=_escape(text))
+
+
+def _title(text: str, x: float, y: float) -> str:
+    return _TEXT.format(cls="lal-title", x=x, y=y, attrs=' font-weight="bold"', text=_escape(text))
+
+
+def _svg(cls: str, width: float, height: float, opts: Dict[str, Any], parts: List[str]) -> str:
+    return _SVG.format(
+        cls=cls,
+        width=width,
+        height=height,
+        color=_escape(str(opts["color"])),
+        bg=_escape(str(opts["bg"])),
+        font=_escape(str(opts["font"])),
+        font_size=float(opts["font_size"]),
+        content="".join(parts),
+    )
