@@ -12,6 +12,9 @@ import pytest
 import spacy
 from spacy.util import registry
 
+import spacy_lal
+from spacy_lal.pretrained import pipeline_path, shipped_pipelines
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # setup.cfg entry-point group -> the spaCy registry it fills.
@@ -80,7 +83,13 @@ def tiny_corpus(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("config", sorted(p.name for p in (ROOT / "configs").glob("*.cfg")))
+# Assembled from trained pipelines (`spacy assemble`), not trained: tested on its own below.
+ASSEMBLY_CONFIGS = {"en_lal_ewt.cfg"}
+
+
+@pytest.mark.parametrize(
+    "config", sorted(p.name for p in (ROOT / "configs").glob("*.cfg") if p.name not in ASSEMBLY_CONFIGS)
+)
 def test_config_validates(config, tiny_corpus):
     if "trf" in config:
         pytest.importorskip("spacy_transformers")
@@ -91,3 +100,19 @@ def test_config_validates(config, tiny_corpus):
     result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Config is valid" in result.stdout
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+def test_package_config_assembles_the_shipped_pipeline(tmp_path):
+    """`spacy project run package` from trained pipelines; here the shipped one is the source."""
+    shipped = pipeline_path("en_lal_ewt")
+    command = [sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "en_lal_ewt.cfg")]
+    command += [str(tmp_path / "out"), "--paths.parser", str(shipped), "--paths.srl", str(shipped)]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assembled = spacy.load(tmp_path / "out")
+    assert assembled.pipe_names == spacy_lal.load().pipe_names
+    text = "Mary borrowed a book. She read it."
+    ours, theirs = assembled(text), spacy_lal.load()(text)
+    assert [(t.tag_, t.head.i, t.dep_) for t in ours] == [(t.tag_, t.head.i, t.dep_) for t in theirs]
+    assert [f.data for f in ours._.srl] == [f.data for f in theirs._.srl]
