@@ -14,6 +14,8 @@ cimport numpy as cnp
 from libc.math cimport INFINITY, isfinite
 from libc.stdlib cimport free, malloc
 
+from ._tree_batch cimport decode_tree_batch
+
 import numpy as np
 
 cnp.import_array()
@@ -162,41 +164,22 @@ cdef int _eisner(const float* s, int n, Workspace* ws, long long* heads) noexcep
     return _OK
 
 
+cdef int _decode_any(const float* s, int n, void* ws, long long* heads) noexcept nogil:
+    return _eisner(s, n, <Workspace*>ws, heads)
+
+
+cdef int _alloc_any(void* ws, int N) noexcept nogil:
+    return _alloc(<Workspace*>ws, N)
+
+
+cdef void _free_any(void* ws) noexcept nogil:
+    _free(<Workspace*>ws)
+
+
 def eisner_batch(list scores):
     """Decode validated C-contiguous float32 [n+1, n+1] matrices in one GIL-free loop.
 
     Returns (heads, status): a list of int64 [n+1] arrays and int32 [B] status codes.
     """
-    cdef Py_ssize_t B = len(scores)
-    cdef Py_ssize_t b
-    cdef int max_n = 0
-    cdef cnp.ndarray arr
     cdef Workspace ws
-    cdef const float** in_p = <const float**>malloc(max(B, 1) * sizeof(float*))
-    cdef long long** out_p = <long long**>malloc(max(B, 1) * sizeof(long long*))
-    cdef int* ns = <int*>malloc(max(B, 1) * sizeof(int))
-    if in_p == NULL or out_p == NULL or ns == NULL:
-        free(in_p); free(out_p); free(ns)
-        raise MemoryError()
-    status = np.zeros(B, dtype=np.int32)
-    cdef int[::1] status_v = status
-    heads = []
-    try:
-        for b in range(B):
-            arr = scores[b]
-            in_p[b] = <const float*>cnp.PyArray_DATA(arr)
-            ns[b] = arr.shape[0] - 1
-            max_n = max(max_n, ns[b])
-            out = np.empty(ns[b] + 1, dtype=np.int64)
-            out_p[b] = <long long*>cnp.PyArray_DATA(<cnp.ndarray>out)
-            heads.append(out)
-        if _alloc(&ws, max_n + 1):
-            _free(&ws)
-            raise MemoryError()
-        with nogil:
-            for b in range(B):
-                status_v[b] = _eisner(in_p[b], ns[b], &ws, out_p[b])
-        _free(&ws)
-    finally:
-        free(in_p); free(out_p); free(ns)
-    return heads, status
+    return decode_tree_batch(scores, _decode_any, &ws, _alloc_any, _free_any)
