@@ -35,10 +35,8 @@ def main(argv=None) -> int:
     from spacy.training import Example
 
     import spacy_lal  # noqa: F401
-    from spacy_lal.extensions import set_frames
-    from spacy_lal.pipeline.lal_srl import make_srl_full_scorer
+    from spacy_lal.pipeline.lal_srl import make_srl_full_scorer, mark_predicates
     from spacy_lal.scoring.spacy_scorers import score_constituency, score_dependencies
-    from spacy_lal.srl import FrameData
 
     nlp = spacy.load(args.pipeline)
     if args.decoder:
@@ -52,7 +50,7 @@ def main(argv=None) -> int:
             srl.cfg["decoder"] = args.srl_decoder
         if args.srl_predicates == "gold":
             for doc, ref in zip(inputs, gold):
-                set_frames(doc, [FrameData(frame.predicate.i, None) for frame in ref._.srl])
+                mark_predicates(doc, [frame.predicate.i for frame in ref._.srl])
     start = time.perf_counter()
     predicted = list(nlp.pipe(inputs, batch_size=args.batch_size))
     seconds = time.perf_counter() - start

@@ -9,7 +9,7 @@ from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.extensions import set_frames
-from spacy_lal.pipeline.lal_srl import mark_gold_predicates
+from spacy_lal.pipeline.lal_srl import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.units import Unit
 from spacy_lal.srl import FrameData
 from test_lal_parser import TINY_TOK2VEC
@@ -133,6 +133,20 @@ def test_overfit_with_predicted_predicates(trained, decoder):
 def test_gold_mode_without_frames_identifies_predicates(trained):
     nlp, _ = trained
     assert label(nlp, raw_docs(nlp)) == expected_frames(nlp.vocab)
+
+
+def test_gold_mode_respects_docs_marked_as_having_no_predicates(trained):
+    """Gold-predicate evaluation: a sentence given no predicates must not get predicted ones."""
+    nlp, _ = trained
+    docs = raw_docs(nlp)
+    mark_predicates(docs[2], [])        # "Mary borrowed ...": told it has none
+    mark_predicates(docs[0], [6])       # only "left" of "The man who saw the dog left ."
+    labelled = list(nlp.pipe(docs))
+    assert labelled[2]._.srl == [] and labelled[2].user_data[PREDICATES_GIVEN]
+    assert [frame.predicate.i for frame in labelled[0]._.srl] == [6]
+    assert frames_of(labelled[3]) == expected_frames(nlp.vocab)[3]   # unmarked: identified
+    restored = Doc(nlp.vocab).from_bytes(docs[2].to_bytes())
+    assert restored.user_data[PREDICATES_GIVEN]
 
 
 def test_label_data_and_senses(trained):

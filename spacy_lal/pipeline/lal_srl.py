@@ -6,8 +6,9 @@ the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``,
 
 Predicates (``predicates`` setting):
 - "gold" (default): the predicate tokens of the frames already on the Doc (a gold corpus, or
-  predicates marked by hand with ``set_frames(doc, [FrameData(i, None)])``), as in the paper;
-  Docs without frames get the identification head's predicates. Training always uses the gold
+  predicates marked by hand with ``mark_predicates(doc, [i, ...])``), as in the paper; Docs
+  without frames get the identification head's predicates, unless ``mark_predicates`` said
+  they have none (an empty list). Training always uses the gold
   predicates; the ``spacy-lal.srl_gold_predicates.v1`` augmenter marks them on the dev Docs so
   that evaluation during training is done with gold predicates too.
 - "predicted": always the predicate-identification head (trained on the same data: PropBank
@@ -53,6 +54,8 @@ from .units import Unit, make_units
 
 logger = logging.getLogger("spacy_lal")
 
+# user_data key: the Doc's predicates were given (``mark_predicates``), even if there are none.
+PREDICATES_GIVEN = "spacy_lal.predicates_given"
 IGNORE = -100  # target id the torch losses skip (also in srl_model.py, which imports torch)
 PREDICATE_MODES = ("gold", "predicted", "pos")
 DECODERS = ("argmax", "viterbi")
@@ -316,9 +319,13 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
             marked = [{t.i for t in doc if t.pos_ == "VERB" or t.tag_.startswith("VB")} for doc in docs]
         else:
             marked = [{frame.predicate.i for frame in doc._.srl} for doc in docs]
+        given = [
+            mode == "pos" or bool(marked[i]) or bool(doc.user_data.get(PREDICATES_GIVEN))
+            for i, doc in enumerate(docs)
+        ]
         return [
             [k for k, token in enumerate(unit.words) if token in marked[unit.doc_index]]
-            if mode == "pos" or marked[unit.doc_index]
+            if given[unit.doc_index]
             else None
             for unit in units
         ]
@@ -430,11 +437,19 @@ def make_srl_full_scorer() -> Callable[..., Dict[str, Any]]:
     return partial(score_srl_full, srl_scorer=registry.scorers.get("spacy-lal.srl_scorer.v1")())
 
 
+def mark_predicates(doc: Doc, predicates: Iterable[int]) -> None:
+    """Give ``lal_srl`` (``predicates = "gold"``) the predicates of ``doc`` by token index: frames
+    without sense or arguments. An empty list says the Doc has none, so the identification head
+    does not look for any."""
+    set_frames(doc, [FrameData(i, None) for i in predicates])
+    doc.user_data[PREDICATES_GIVEN] = True
+
+
 def mark_gold_predicates(nlp: Language, example: Example) -> Iterator[Example]:
-    """Mark the reference's predicates (frames without sense or arguments) on the predicted Doc,
-    for ``predicates = "gold"``; Examples whose tokens differ are passed on unchanged."""
+    """Mark the reference's predicates on the predicted Doc (``mark_predicates``), for
+    ``predicates = "gold"``; Examples whose tokens differ are passed on unchanged."""
     if same_tokens(example):
-        set_frames(example.predicted, [FrameData(frame.predicate.i, None) for frame in example.reference._.srl])
+        mark_predicates(example.predicted, [frame.predicate.i for frame in example.reference._.srl])
     yield example
 
 
