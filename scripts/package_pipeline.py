@@ -1,10 +1,10 @@
 """Assemble the shipped pipeline from the trained parser and role labeller, and fill its meta.
 
     python scripts/package_pipeline.py training/lal_parser/model-best training/lal_srl/model-best \
-        spacy_lal/pipelines/en_lal_ewt --metrics metrics
+        training/lemmatizer/model-best spacy_lal/pipelines/en_lal_ewt --metrics metrics
 
 `spacy assemble configs/en_lal_ewt.cfg` does the assembling (sentencizer + tok2vec, tagger and
-lal_parser from the parser pipeline + lal_srl); the meta gets the name, version, sources and
+lal_parser from the parser pipeline + the lemmatizer + lal_srl); the meta gets the name, version, sources and
 the EWT test scores that `evaluate-parser` and `evaluate-srl` wrote, so `nlp.meta` says what the
 pipeline is and how good it is.
 """
@@ -28,6 +28,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("parser_pipeline", type=Path)
     parser.add_argument("srl_pipeline", type=Path)
+    parser.add_argument("lemmatizer_pipeline", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--config", type=Path, default=ROOT / "configs" / "en_lal_ewt.cfg")
     parser.add_argument("--metrics", type=Path, help="folder of the evaluate-* JSON files")
@@ -36,7 +37,8 @@ def main(argv=None) -> int:
 
     subprocess.run(
         [sys.executable, "-m", "spacy", "assemble", str(args.config), str(args.output),
-         "--paths.parser", str(args.parser_pipeline), "--paths.srl", str(args.srl_pipeline)],
+         "--paths.parser", str(args.parser_pipeline), "--paths.srl", str(args.srl_pipeline),
+         "--paths.lemmatizer", str(args.lemmatizer_pipeline)],
         check=True,
     )
     meta_path = args.output / "meta.json"

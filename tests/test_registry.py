@@ -108,11 +108,15 @@ def test_package_config_assembles_the_shipped_pipeline(tmp_path):
     shipped = pipeline_path("en_lal_ewt")
     command = [sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "en_lal_ewt.cfg")]
     command += [str(tmp_path / "out"), "--paths.parser", str(shipped), "--paths.srl", str(shipped)]
+    command += ["--paths.lemmatizer", str(shipped)]
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assembled = spacy.load(tmp_path / "out")
     assert assembled.pipe_names == spacy_lal.load().pipe_names
     text = "Mary borrowed a book. She read it."
     ours, theirs = assembled(text), spacy_lal.load()(text)
-    assert [(t.tag_, t.head.i, t.dep_) for t in ours] == [(t.tag_, t.head.i, t.dep_) for t in theirs]
+    def annotations(doc):
+        return [(t.tag_, t.lemma_, t.head.i, t.dep_) for t in doc]
+
+    assert annotations(ours) == annotations(theirs)
     assert [f.data for f in ours._.srl] == [f.data for f in theirs._.srl]
