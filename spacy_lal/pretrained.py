@@ -1,9 +1,10 @@
 """The English pipeline shipped inside the package, and the architecture that makes
 ``nlp.add_pipe("lal_parser")`` / ``nlp.add_pipe("lal_srl")`` start from its weights.
 
-The pipeline (``en_lal_ewt``: sentencizer, tok2vec, tagger, lal_parser, lemmatizer, lal_srl; trained on
-UD/PropBank EWT by ``spacy project run all``) lives in ``spacy_lal/pipelines/en_lal_ewt`` and is
-installed with the package, so nothing is downloaded at run time::
+The pipeline (``en_lal_ewt``: sentencizer, tok2vec, tagger, lal_parser, lemmatizer, lal_srl;
+trained on UD/PropBank EWT by ``spacy project run all``) lives in
+``spacy_lal/pipelines/en_lal_ewt`` and is installed with the package, so nothing is downloaded
+at run time::
 
     import spacy_lal
     nlp = spacy_lal.load()                       # == spacy.load(spacy_lal.pipeline_path())
