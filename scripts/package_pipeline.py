@@ -33,6 +33,7 @@ def main(argv=None) -> int:
     parser.add_argument("--config", type=Path, default=ROOT / "configs" / "en_lal_ewt.cfg")
     parser.add_argument("--metrics", type=Path, help="folder of the evaluate-* JSON files")
     parser.add_argument("--version", default="0.1.0")
+    parser.add_argument("--srl-decoder", choices=["argmax", "viterbi"], default="viterbi")
     args = parser.parse_args(argv)
 
     subprocess.run(
@@ -41,8 +42,14 @@ def main(argv=None) -> int:
          "--paths.lemmatizer", str(args.lemmatizer_pipeline)],
         check=True,
     )
-    meta_path = args.output / "meta.json"
-    meta = json.loads(meta_path.read_text(encoding="utf8"))
+    import spacy
+
+    import spacy_lal  # noqa: F401
+
+    # Constrained BIO Viterbi beats the paper's argmax on EWT (README: Results), so the shipped
+    # labeller decodes with it; the config is where spaCy keeps such settings.
+    nlp = spacy.load(args.output, config={"components": {"lal_srl": {"decoder": args.srl_decoder}}})
+    meta = nlp.meta
     meta.update(
         name="lal_ewt",
         version=args.version,
@@ -64,7 +71,7 @@ def main(argv=None) -> int:
                 scores = json.loads(path.read_text(encoding="utf8"))
                 performance.update({prefix + k: scores[k] for k in keys if scores.get(k) is not None})
         meta["performance"] = performance
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf8")
+    nlp.to_disk(args.output)
     print(f"Wrote {args.output} ({meta['lang']}_{meta['name']} {meta['version']})")
     return 0
 

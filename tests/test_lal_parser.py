@@ -235,3 +235,14 @@ def test_add_label_points_to_initialize(factory, model):
     pipe = nlp.add_pipe(factory, config={"model": model or TINY_SRL})
     with pytest.raises(NotImplementedError, match="read from the training data by initialize"):
         pipe.add_label("NP")
+
+
+def test_load_obeys_the_configs_decoder(trained, tmp_path):
+    """The config's runtime settings win over the saved cfg: a decoder override is obeyed."""
+    nlp, _ = trained
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p", config={"components": {"lal_parser": {"dependency_decoder": "mst"}}})
+    parser = loaded.get_pipe("lal_parser")
+    assert parser.cfg["dependency_decoder"] == "mst"
+    assert parser.model.layers[1].shims[0]._model.dependency_decoder == "mst"
+    assert spacy.load(tmp_path / "p").get_pipe("lal_parser").cfg["dependency_decoder"] == "eisner"

@@ -291,3 +291,12 @@ def test_registered_names_resolve():
     assert registry.augmenters.get("spacy-lal.srl_gold_predicates.v1")
     weights = spacy.blank("en").get_factory_meta("lal_srl").default_score_weights
     assert weights["srl_f"] == 1.0 and sum(weights.values()) == 1.0
+
+
+def test_load_obeys_the_configs_settings(trained, tmp_path):
+    nlp, _ = trained
+    nlp.to_disk(tmp_path / "p")
+    config = {"components": {"lal_srl": {"decoder": "viterbi", "predicates": "predicted"}}}
+    srl = spacy.load(tmp_path / "p", config=config).get_pipe("lal_srl")
+    assert (srl.cfg["decoder"], srl.cfg["predicates"]) == ("viterbi", "predicted")
+    assert srl.labels == nlp.get_pipe("lal_srl").labels   # the learned part still comes from disk

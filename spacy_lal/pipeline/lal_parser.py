@@ -190,6 +190,8 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
     Its torch layer is built once the labels are known (``initialize``, or the saved cfg when
     loading: see ``BuildsTorchLayerOnLoad``)."""
 
+    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight")
+
     def __init__(
         self,
         vocab: Vocab,

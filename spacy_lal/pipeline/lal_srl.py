@@ -117,6 +117,8 @@ def make_lal_srl(
 class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
 
+    RUNTIME_SETTINGS = ("predicates", "decoder")
+
     def __init__(
         self,
         vocab: Vocab,

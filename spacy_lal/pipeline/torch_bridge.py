@@ -122,6 +122,16 @@ class BuildsTorchLayerOnLoad:
     then load the weights into the freshly built layer. A component whose model comes from
     ``spacy-lal.Pretrained.v1`` takes its cfg from the trained component instead."""
 
+    # cfg keys set by the factory from the pipeline config that only steer prediction (decoders,
+    # where predicates come from): on load the config's values win over the saved cfg's, so
+    # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
+    RUNTIME_SETTINGS: Tuple[str, ...] = ()
+
+    def _load_cfg(self, saved: Dict[str, Any]) -> None:
+        settings = {key: self.cfg[key] for key in self.RUNTIME_SETTINGS}
+        self.cfg.update(saved)
+        self.cfg.update(settings)
+
     @property
     def max_length(self) -> int:
         """The longest sentence, in words, the model reads in one piece (see ``units.py``)."""
@@ -167,7 +177,7 @@ class BuildsTorchLayerOnLoad:
             self.model.from_bytes(data)
 
         deserialize = {
-            "cfg": lambda b: self.cfg.update(srsly.json_loads(b)),
+            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
             "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
             "model": load_model,
         }
@@ -181,7 +191,7 @@ class BuildsTorchLayerOnLoad:
                 self.model.from_bytes(file_.read())
 
         deserialize = {
-            "cfg": lambda p: self.cfg.update(srsly.read_json(p)),
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
             "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
             "model": load_model,
         }
