@@ -1,9 +1,19 @@
 """Label-attention constituency, dependency and semantic role parsing for spaCy."""
+from typing import Any
 
 from .extensions import register_extensions
-from .pretrained import load, pipeline_path
 
 __all__ = ["load", "pipeline_path"]
 __version__ = "0.1.0.dev0"
 
 register_extensions()
+
+
+def __getattr__(name: str) -> Any:
+    # `spacy_lal.load` / `spacy_lal.pipeline_path` without importing the pipeline machinery
+    # on `import spacy_lal` (which spaCy does for every entry point of ours).
+    if name in __all__:
+        from . import pretrained
+
+        return getattr(pretrained, name)
+    raise AttributeError(f"module 'spacy_lal' has no attribute {name!r}")

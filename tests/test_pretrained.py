@@ -103,6 +103,10 @@ def test_shipped_pipeline_by_default():
     nlp.add_pipe("sentencizer")
     nlp.add_pipe("lal_parser")
     nlp.add_pipe("lal_srl")
+    assert nlp.get_pipe("lal_parser").cfg["dependency_decoder"] == "eisner"  # the factory's default
+    # With the shipped pipeline's decoders, the lone components give its parses.
+    for name, settings in (("lal_parser", {"dependency_decoder": "joint"}), ("lal_srl", {"decoder": "viterbi"})):
+        nlp.replace_pipe(name, name, config=settings)
     alone = nlp(text)
     assert [(t.head.i, t.dep_) for t in alone] == [(t.head.i, t.dep_) for t in doc]
     # Same constituents; only the leaves' tags differ (no tagger in front of the lone parser).
