@@ -12,7 +12,8 @@ import os
 import resource
 import subprocess
 import sys
-from pathlib import Path
+
+from options import add_corpus_options, write_json
 
 MB = 1024 * 1024
 
@@ -25,10 +26,9 @@ def rss_mb() -> float:
 def measure(pipeline: str, corpus: str, limit: int, batch_size: int) -> dict:
     """Run in the child: load the pipeline, parse the corpus's words, report RSS figures."""
     import spacy
+    import spacy_lal  # noqa: F401
     import torch  # noqa: F401  (imported for both pipelines alike)
     from spacy.tokens import Doc, DocBin
-
-    import spacy_lal  # noqa: F401
 
     before = rss_mb()
     nlp = spacy.load(pipeline)
@@ -50,10 +50,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("lal_pipeline")
     parser.add_argument("baseline_pipeline")
-    parser.add_argument("corpus", type=Path)
-    parser.add_argument("--limit", type=int, default=1000, help="sentences (default 1000)")
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--output", type=Path, help="also write the figures here as JSON")
+    add_corpus_options(parser, rounds=False)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -73,9 +70,7 @@ def main(argv=None) -> int:
         base = results["spacy parser"][key]
         results[f"ratio_{key}"] = round(results["lal_parser"][key] / base, 2) if base > 0 else None
         print(f"ratio lal_parser / spacy parser, {key}: {results[f'ratio_{key}']}")
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(results, indent=2) + "\n", encoding="utf8")
+    write_json(args.output, results)
     return 0
 
 

@@ -8,23 +8,20 @@ each, their ratio, and the share of lal_parser's parse time spent inside the Cyt
 (`benchmarks/decoders.py: decode_share`).
 """
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from options import add_corpus_options, write_json  # noqa: E402
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("lal_pipeline")
     parser.add_argument("baseline_pipeline")
-    parser.add_argument("corpus", type=Path)
-    parser.add_argument("--limit", type=int, default=1000, help="sentences (default 1000)")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--output", type=Path, help="also write the figures here as JSON")
+    add_corpus_options(parser)
     args = parser.parse_args(argv)
 
     import spacy
@@ -56,15 +53,12 @@ def main(argv=None) -> int:
     share = decode_share(lambda: run(lal), repeats=1)
     print(f"decoding share of lal_parser's parse time: {100 * share['share']:.2f}% "
           f"({share['decode_s']:.3f} s of {share['total_s']:.2f} s)")
-    if args.output:
-        result = {
-            "words": n_words,
-            "words_per_second": {name: round(n_words / seconds, 1) for name, seconds in best.items()},
-            "ratio_lal_to_baseline": round(best["spacy parser"] / best["lal_parser"], 3),
-            "decode_share": round(share["share"], 4),
-        }
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
+    write_json(args.output, {
+        "words": n_words,
+        "words_per_second": {name: round(n_words / seconds, 1) for name, seconds in best.items()},
+        "ratio_lal_to_baseline": round(best["spacy parser"] / best["lal_parser"], 3),
+        "decode_share": round(share["share"], 4),
+    })
     return 0
 
 

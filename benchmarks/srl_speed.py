@@ -7,25 +7,20 @@ of the two decoders in this one process, so machine noise hits both alike; the b
 each counts. Prints tokens per second of each and their ratio.
 """
 import argparse
-import json
 import sys
 import time
-from pathlib import Path
+
+from options import add_corpus_options, write_json
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pipeline")
-    parser.add_argument("corpus", type=Path)
-    parser.add_argument("--limit", type=int, default=1000, help="sentences (default 1000)")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--output", type=Path, help="also write the figures here as JSON")
+    add_corpus_options(parser)
     args = parser.parse_args(argv)
 
     import spacy
     from spacy.tokens import Doc, DocBin
-
     from spacy_lal.pipeline.lal_srl import mark_predicates
 
     nlp = spacy.load(args.pipeline)
@@ -52,14 +47,11 @@ def main(argv=None) -> int:
         print(f"{decoder:<8} {n_tokens / seconds:>9.0f} tokens/s  ({n_tokens} tokens, best of {args.rounds})")
     ratio = best["argmax"] / best["viterbi"]
     print(f"ratio viterbi / argmax speed: {ratio:.3f}")
-    if args.output:
-        result = {
-            "tokens": n_tokens,
-            "tokens_per_second": {d: round(n_tokens / s, 1) for d, s in best.items()},
-            "ratio_viterbi_to_argmax": round(ratio, 3),
-        }
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(result, indent=2) + "\n", encoding="utf8")
+    write_json(args.output, {
+        "tokens": n_tokens,
+        "tokens_per_second": {d: round(n_tokens / s, 1) for d, s in best.items()},
+        "ratio_viterbi_to_argmax": round(ratio, 3),
+    })
     return 0
 
 
