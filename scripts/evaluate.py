@@ -4,8 +4,8 @@
     python scripts/evaluate.py training/spacy_parser/model-best corpus/ewt/test.spacy
     python scripts/evaluate.py training/lal_srl/model-best corpus/ewt/test.spacy --srl-predicates gold --srl-decoder viterbi
 
-The pipeline parses the gold words of each sentence (the parsing papers' setting; spaCy's
-`gold_preproc`). Trees are scored like EVALB (COLLINS.prm), dependencies like the CoNLL 2018 UD
+The pipeline parses the gold words of each sentence with the gold sentence boundaries (the
+parsing papers' setting; spaCy's `gold_preproc`). Trees are scored like EVALB (COLLINS.prm), dependencies like the CoNLL 2018 UD
 scorer (and without gold-PUNCT words), roles like srl-eval.pl, whichever the pipeline predicts,
 so spacy-lal and spaCy's own parser are scored by the same code. Roles are labelled for the
 gold predicates (``--srl-predicates gold``, the paper's setting: the predicted Docs get the gold
@@ -42,7 +42,17 @@ def main(argv=None) -> int:
     if args.decoder:
         nlp.get_pipe("lal_parser").set_decoder(args.decoder)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
-    inputs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in gold]
+    # Gold words and gold sentence boundaries, as the papers evaluate: a sentencizer in the
+    # pipeline keeps them (it does not overwrite), and spaCy's parser does not split them.
+    inputs = [
+        Doc(
+            nlp.vocab,
+            words=[t.text for t in d],
+            spaces=[bool(t.whitespace_) for t in d],
+            sent_starts=[t.i == 0 or bool(t.is_sent_start) for t in d],
+        )
+        for d in gold
+    ]
     if "lal_srl" in nlp.pipe_names:
         srl = nlp.get_pipe("lal_srl")
         srl.cfg["predicates"] = args.srl_predicates
