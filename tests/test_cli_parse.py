@@ -354,33 +354,20 @@ def test_missing_file(pipeline: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert f"cannot read --file {missing}" in captured.err
 
 
+# An empty or whitespace-only text has no words: exporting it would invent a tree or a sentence,
+# so every format refuses it with one line on stderr and prints nothing.
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_empty_text(pipeline: Path, capsys: pytest.CaptureFixture, fmt: str) -> None:
-    out = parse(capsys, pipeline, fmt, "")
-    if fmt == "json":
-        assert json.loads(out) == {"text": "", "sentences": [], "tokens": [], "frames": []}
-    elif fmt == "text":
-        assert out.strip() == ""
-    else:
-        # No sentence, so no line: gold and predicted files stay aligned.
-        assert out == ""
+@pytest.mark.parametrize("text", ["", "   ", " \t "])
+def test_blank_text(pipeline: Path, capsys: pytest.CaptureFixture, fmt: str, text: str) -> None:
+    assert cli(["parse", text, "--model", str(pipeline), "--format", fmt]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == "parse: nothing to parse: the input is empty or only whitespace"
 
 
-# The exporters warn, rightly, that the whitespace "sentence" has no tree / no dependencies.
-@pytest.mark.filterwarnings("ignore:.*had no (tree|dependency annotation):UserWarning")
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_whitespace_only_text(pipeline: Path, capsys: pytest.CaptureFixture, fmt: str) -> None:
-    out = parse(capsys, pipeline, fmt, "   ")
-    if fmt == "json":
-        record = json.loads(out)
-        assert record["text"] == "   "
-        assert all(sentence["tree"] is None for sentence in record["sentences"])
-        assert record["frames"] == []
-    elif fmt == "text":
-        assert "tree:" not in out and "roles:" not in out
-    elif fmt == "ptb":
-        assert all(tree.words() for tree in read_trees(out))
-    elif fmt == "conllu":
-        assert all(len(row) == 10 for _, rows in conllu_sentences(out) for row in rows)
-    else:
-        assert all(row == ["-"] for cells in props_sentences(out) for row in cells)
+def test_blank_stdin(pipeline: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n  \n\t\n"))
+    assert cli(["parse", "--model", str(pipeline)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "nothing to parse" in captured.err

@@ -67,6 +67,10 @@ def main(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"parse: cannot read --file {args.file}: {_one_line(error)}", file=sys.stderr)
         return 1
+    if not texts:
+        # A whitespace-only text has no words to parse; exporting it would invent a tree.
+        print("parse: nothing to parse: the input is empty or only whitespace", file=sys.stderr)
+        return 1
     docs = list(nlp.pipe(texts))
     if args.format == "text":
         for doc in docs:
@@ -91,7 +95,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _read_texts(args: argparse.Namespace) -> List[str]:
     if args.text is not None and args.text != "-":
-        return [args.text]
+        return _non_blank([args.text])
     if args.file is not None:
         with args.file.open(encoding="utf8") as lines:
             return _non_blank(lines)
