@@ -27,7 +27,7 @@ from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model, Optimizer
 
 from ..extensions import clear_trees, set_tree
 from ..pretrained import DEFAULT_PIPELINE
@@ -342,13 +342,7 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         units = make_units(docs, self.max_length, [training_sentences(eg) for eg in examples])
         if not units:
             return losses
-        set_dropout_rate(self.model, drop)
-        loss, backprop = self.model.begin_update((docs, units, self._targets(examples, units)))
-        backprop(1.0)
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return self._learn(docs, units, self._targets(examples, units), drop=drop, sgd=sgd, losses=losses)
 
     def _targets(self, examples: List[Example], units: List[Unit]) -> "ParserTargets":
         from .parser_model import ParserTargets
@@ -374,9 +368,6 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         if unknown:
             logger.warning("%s: %d gold constituents with labels unseen at initialize were skipped", self.name, unknown)
         return ParserTargets(charts, heads, labels)
-
-    def get_loss(self, examples, scores):
-        raise NotImplementedError(f"{self.name} computes its loss inside update() (see parser_model.py)")
 
     # Prediction -----------------------------------------------------------------------------
 
@@ -415,7 +406,12 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
                 for b in rows:
                     self._set_tree(doc, parses.units[b], parses.spans[b])
             if self.cfg["dependencies"] and rows:
-                self._set_dependencies(doc, [parses.units[b] for b in rows], [parses.heads[b] for b in rows], [parses.dep_labels[b] for b in rows])
+                self._set_dependencies(
+                    doc,
+                    [parses.units[b] for b in rows],
+                    [parses.heads[b] for b in rows],
+                    [parses.dep_labels[b] for b in rows],
+                )
 
     def _set_tree(self, doc: Doc, unit: Unit, spans: numpy.ndarray) -> None:
         words = unit.words

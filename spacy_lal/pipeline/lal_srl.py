@@ -41,7 +41,7 @@ from spacy.tokens import Doc, Token
 from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer, set_dropout_rate
+from thinc.api import Config, Model, Optimizer
 
 from ..extensions import clear_frames, set_frames
 from ..pretrained import DEFAULT_PIPELINE
@@ -255,13 +255,7 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
         if not units:
             return losses
         predicates, targets = self._targets(examples, units)
-        set_dropout_rate(self.model, drop)
-        loss, backprop = self.model.begin_update((docs, units, SrlBatch(predicates, targets=targets)))
-        backprop(1.0)
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
+        return self._learn(docs, units, SrlBatch(predicates, targets=targets), drop=drop, sgd=sgd, losses=losses)
 
     def _targets(self, examples: List[Example], units: List[Unit]) -> Tuple[List[List[int]], Any]:
         from .srl_model import SrlTargets
@@ -294,9 +288,6 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
             logger.warning("%s: %d gold arguments with roles unseen at initialize were skipped", self.name, unknown)
         role_array = numpy.stack(roles) if roles else numpy.zeros((0, width), dtype="int64")
         return predicates, SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64"))
-
-    def get_loss(self, examples, scores):
-        raise NotImplementedError(f"{self.name} computes its loss inside update() (see srl_model.py)")
 
     # Prediction -----------------------------------------------------------------------------
 

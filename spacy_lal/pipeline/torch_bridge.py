@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import srsly
 from spacy import util
 from spacy.tokens import Doc
-from thinc.api import ArgsKwargs, Model, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, set_dropout_rate, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints1d
 
 from .units import Unit, make_units
@@ -142,6 +142,21 @@ class BuildsTorchLayerOnLoad:
             f"{self.name}: labels are read from the training data by initialize(), or given "
             f"there as labels={{...}} with the keys of `label_data`: {sorted(self.label_data)}"
         )
+
+    def _learn(self, docs: List[Doc], units: List[Unit], batch: Any, *, drop: float, sgd: Optional[Any],
+               losses: Dict[str, float]) -> Dict[str, float]:
+        """One training step on a prepared batch: the model returns the loss itself, as a float,
+        and its backprop takes the loss's gradient."""
+        set_dropout_rate(self.model, drop)
+        loss, backprop = self.model.begin_update((docs, units, batch))
+        backprop(1.0)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError(f"{self.name} computes its loss inside update(), in its torch model")
 
     def _initialize_model(self, get_examples: Callable[[], Any]) -> None:
         """Initialize the tok2vec on a sample of the examples, then build the torch layer for
