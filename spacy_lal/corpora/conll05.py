@@ -33,6 +33,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
+from ..tree import unescape_word
 from ._common import (
     CorpusFormatError,
     Line,
@@ -44,7 +45,6 @@ from ._common import (
     split_columns,
     tree_from_parse_bits,
 )
-from ..tree import unescape_word
 
 if TYPE_CHECKING:
     from ..srl import FrameData
@@ -181,7 +181,7 @@ def _column_doc(vocab: Vocab, sent: ColumnSentence, words: Sequence[str]) -> Doc
     doc = Doc(vocab, words=list(words), tags=sent.tags, sent_starts=[True] + [False] * (len(words) - 1))
     for frame, reason in annotate_doc(doc, sent.tree(words), sent.frames()):
         line_no = sent.line_nos[frame.predicate]
-        warnings.warn(f"{sent.path}, line {line_no}: frame skipped: {reason}")
+        warnings.warn(f"{sent.path}, line {line_no}: frame skipped: {reason}", stacklevel=2)
     return doc
 
 
@@ -243,7 +243,9 @@ def _props_sentence(path: PathLike, block: List[Line]) -> ColumnSentence:
     width = len(rows[0])
     for line, row in zip(block, rows):
         if len(row) != width:
-            raise CorpusFormatError(path, line[0], f"expected {width} columns like the sentence's first line, got {len(row)}")
+            raise CorpusFormatError(
+                path, line[0], f"expected {width} columns like the sentence's first line, got {len(row)}"
+            )
     # The props format has a target column but no sense: the frame's sense stays None.
     sent = ColumnSentence(path=str(path), line_nos=[line[0] for line in block])
     sent.targets = [row[0] != "-" for row in rows]

@@ -102,7 +102,7 @@ def read_ud_sentences(path: PathLike, *, conllx: bool = False) -> Iterator[UDSen
     for block in iter_blocks(path):
         sent = UDSentence(path=str(path), line_no=block[0][0])
         words = [line for line in block if not line[1].startswith("#")]
-        for line_no, text in block:
+        for _, text in block:
             if text.startswith("#"):
                 key, eq, value = text[1:].partition("=")
                 key = key.strip()
@@ -133,7 +133,9 @@ def _read_words(sent: UDSentence, lines: List[Line], conllx: bool) -> None:
         if "-" in wid or "." in wid:
             if conllx:
                 raise CorpusFormatError(
-                    path, line_no, f"expected an integer word id (CoNLL-X has no multi-word tokens or empty nodes), got {wid!r}"
+                    path,
+                    line_no,
+                    f"expected an integer word id (CoNLL-X has no multi-word tokens or empty nodes), got {wid!r}",
                 )
             if "-" in wid:
                 first, _, last = wid.partition("-")
@@ -169,7 +171,9 @@ def _read_words(sent: UDSentence, lines: List[Line], conllx: bool) -> None:
                 raise CorpusFormatError(path, line_no, f"expected a UD UPOS tag or '_' in column 4, got {upos!r}")
             sent.pos.append("" if upos == "_" else upos)
             if feats != "_" and not _is_ud_feats(feats):
-                raise CorpusFormatError(path, line_no, f"expected FEATS as Name=Value pairs joined by '|', got {feats!r}")
+                raise CorpusFormatError(
+                    path, line_no, f"expected FEATS as Name=Value pairs joined by '|', got {feats!r}"
+                )
             sent.morphs.append("" if feats == "_" else feats)
         sent.tags.append("" if xpos == "_" else xpos)
         if head == "_":

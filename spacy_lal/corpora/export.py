@@ -59,7 +59,7 @@ def write_ptb(docs: Iterable[Doc], path: PathLike) -> int:
                 f.write(line + "\n")
                 n += 1
     if missing:
-        warnings.warn(f"{path}: {missing} of {n} sentences had no tree and were written flat")
+        warnings.warn(f"{path}: {missing} of {n} sentences had no tree and were written flat", stacklevel=2)
     return n
 
 
@@ -111,7 +111,7 @@ def write_conllu(docs: Iterable[Doc], path: PathLike) -> int:
                     f.write("\t".join(cols) + "\n")
                 f.write("\n")
     if no_deps:
-        warnings.warn(f"{path}: {no_deps} of {n} sentences had no dependency annotation (HEAD '_')")
+        warnings.warn(f"{path}: {no_deps} of {n} sentences had no dependency annotation (HEAD '_')", stacklevel=2)
     return n
 
 

@@ -35,7 +35,7 @@ def read_ptb(path: PathLike, vocab: Union[Vocab, Language], *, tagged: bool = Tr
             norm = tree.normalize()
         except ValueError:
             # Only empty elements: there is no sentence to make a Doc of.
-            warnings.warn(f"{path}: tree {n + 1} has no words besides empty elements; skipped")
+            warnings.warn(f"{path}: tree {n + 1} has no words besides empty elements; skipped", stacklevel=2)
             continue
         words = norm.words()
         tags = ["" if not tagged and tag == UNTAGGED else tag for tag in norm.tags()]

@@ -260,7 +260,9 @@ class _ParserAdapter(torch.nn.Module):
             heads = torch.as_tensor(targets.heads, device=device)
             labels = torch.as_tensor(targets.labels, device=device)
             label_scores = self.parser.dep_label_scores(output, heads.clamp(min=0))
-            dep_loss, _ = dependency_loss(output.arc_scores, output.lengths, heads, label_scores, labels, reduction="mean")
+            dep_loss, _ = dependency_loss(
+                output.arc_scores, output.lengths, heads, label_scores, labels, reduction="mean"
+            )
             loss = loss + dep_loss
         return loss
 

@@ -34,7 +34,8 @@ from .evalb import (
     merge_bracketings,
     score_sentence,
 )
-from .srl_eval import Proposition, SrlResult, arguments_from_phrases, score_sentence as score_srl_sentence
+from .srl_eval import Proposition, SrlResult, arguments_from_phrases
+from .srl_eval import score_sentence as score_srl_sentence
 from .ud import PRF, UDResult, score_ud, words_from_tokens
 
 __all__ = [

@@ -129,7 +129,7 @@ def parse_conllu(text: str, name: str = "<string>") -> UDDocument:
             try:
                 first, last = (int(part) for part in word_id.split("-"))
             except ValueError:
-                raise UDError(f"{where(line_no)}: cannot parse multi-word token ID {word_id!r}")
+                raise UDError(f"{where(line_no)}: cannot parse multi-word token ID {word_id!r}") from None
             if not form:
                 raise UDError(f"{where(line_no)}: empty FORM")
             mwt_span, mwt_end = (offset, offset + len(form)), last
@@ -139,7 +139,7 @@ def parse_conllu(text: str, name: str = "<string>") -> UDDocument:
         try:
             number = int(word_id)
         except ValueError:
-            raise UDError(f"{where(line_no)}: cannot parse word ID {word_id!r}")
+            raise UDError(f"{where(line_no)}: cannot parse word ID {word_id!r}") from None
         if number != len(sentence) + 1:
             raise UDError(f"{where(line_no)}: word ID {number}, expected {len(sentence) + 1}")
         if number <= mwt_end:
@@ -162,7 +162,7 @@ def _sentence_words(
         try:
             head = int(columns[6])
         except ValueError:
-            raise UDError(f"{name}, line {line_no}: cannot parse HEAD {columns[6]!r}")
+            raise UDError(f"{name}, line {line_no}: cannot parse HEAD {columns[6]!r}") from None
         if not 0 <= head <= len(rows):
             raise UDError(f"{name}, line {line_no}: HEAD {head} points outside of the sentence")
         heads.append(head)
