@@ -22,6 +22,7 @@ from spacy_lal.nn import (
     BiaffineLabelScorer,
     LabelAttention,
     LabelAttentionParserModel,
+    ParserConfig,
     SpanScorer,
     arc_mask,
     dependency_loss,
@@ -47,24 +48,18 @@ def _randomize(module: nn.Module, seed: int = 0) -> None:
 
 def _small_model(**kwargs) -> LabelAttentionParserModel:
     defaults = dict(
-        n_dep_labels=3, n_tags=5, n_chars=12, max_length=12, d_model=32, n_layers=2, n_heads=2, d_kv=8,
-        d_ff=32, lal_d_kv=8, lal_d_proj=8, lal_d_ff=24, d_span_hidden=16, d_arc=16, d_dep_label=8, d_char=8,
+        n_dep_labels=3, max_length=12, d_model=32, n_layers=2, n_heads=2, d_kv=8,
+        d_ff=32, lal_d_kv=8, lal_d_proj=8, lal_d_ff=24, d_span_hidden=16, d_arc=16, d_dep_label=8,
     )
     defaults.update(kwargs)
     return LabelAttentionParserModel(10, 4, **defaults)
 
 
-def _inputs(lengths: List[int], T: Optional[int] = None, C: int = 6, seed: int = 0):
+def _inputs(lengths: List[int], T: Optional[int] = None, seed: int = 0):
     gen = torch.Generator().manual_seed(seed)
     T = max(lengths) if T is None else T
-    B = len(lengths)
-    x = torch.randn(B, T, 10, generator=gen)
-    tags = torch.randint(0, 5, (B, T), generator=gen)
-    chars = torch.randint(1, 12, (B, T, C), generator=gen)
-    # variable word lengths: zero out a random suffix of each word's characters
-    n_chars = torch.randint(1, C + 1, (B, T), generator=gen)
-    chars = chars * (torch.arange(C) < n_chars.unsqueeze(-1))
-    return x, torch.tensor(lengths), tags, chars
+    x = torch.randn(len(lengths), T, 10, generator=gen)
+    return x, torch.tensor(lengths)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -77,8 +72,8 @@ def test_shapes_and_padding_invariance(query: str, combine: str) -> None:
     torch.manual_seed(0)
     model = _small_model(lal_query=query, lal_combine=combine).eval()
     lengths = [5, 2, 4, 1]
-    x, lens, tags, chars = _inputs(lengths, T=7)  # extra padding beyond the longest sentence
-    out = model(x, lens, tag_ids=tags, char_ids=chars, return_attention=True)
+    x, lens = _inputs(lengths, T=7)  # extra padding beyond the longest sentence
+    out = model(x, lens, return_attention=True)
     B, T = 4, 7
     d_lal = model.label_attention.d_out
     assert d_lal == (3 * 8 if combine == "concat" else 32)
@@ -94,11 +89,8 @@ def test_shapes_and_padding_invariance(query: str, combine: str) -> None:
     assert torch.all(out.chart[~valid] == 0)
 
     for b, n in enumerate(lengths):
-        # each sentence alone, padded to its own length, with a different character padding width
-        c = chars[b : b + 1, :n]
-        c = c[..., : max(1, int((c != 0).sum(-1).max()))]
-        single = model(x[b : b + 1, :n], lens[b : b + 1], tag_ids=tags[b : b + 1, :n], char_ids=c,
-                       return_attention=True)
+        # each sentence alone, padded to its own length
+        single = model(x[b : b + 1, :n], lens[b : b + 1], return_attention=True)
         torch.testing.assert_close(out.annotations[b, : n + 2], single.annotations[0], atol=ATOL, rtol=1e-4)
         torch.testing.assert_close(out.chart[b, : n + 1, : n + 1], single.chart[0], atol=ATOL, rtol=1e-4)
         torch.testing.assert_close(out.arc_scores[b, : n + 1, : n + 1], single.arc_scores[0], atol=ATOL,
@@ -118,8 +110,8 @@ def test_shapes_and_padding_invariance(query: str, combine: str) -> None:
 
 
 def test_mask_argument_and_defaults() -> None:
-    model = _small_model(n_tags=0, n_chars=0).eval()
-    x, lens, _, _ = _inputs([4, 2])
+    model = _small_model().eval()
+    x, lens = _inputs([4, 2])
     a = model(x, lens)
     b = model(x, mask=torch.arange(4).unsqueeze(0) < lens.unsqueeze(1))
     torch.testing.assert_close(a.chart, b.chart)
@@ -131,7 +123,7 @@ def test_mask_argument_and_defaults() -> None:
 
 
 def test_dependency_only_and_constituency_only_models() -> None:
-    x, lens, _, _ = _inputs([3, 2])
+    x, lens = _inputs([3, 2])
     dep_only = LabelAttentionParserModel(10, 0, n_dep_labels=5, d_model=32, n_layers=1, lal_d_proj=4)
     assert dep_only.span_scorer is None and dep_only.label_attention.n_heads == 5
     out = dep_only(x, lens)
@@ -150,17 +142,20 @@ def test_dependency_only_and_constituency_only_models() -> None:
         LabelAttentionParserModel(10, 0, dependency=False)
 
 
-def test_missing_optional_inputs_raise() -> None:
-    model = _small_model()
-    x, lens, tags, chars = _inputs([3])
-    with pytest.raises(ValueError, match="tag_ids"):
-        model(x, lens, char_ids=chars)
-    with pytest.raises(ValueError, match="char_ids"):
-        model(x, lens, tag_ids=tags)
+def test_config_holds_every_default_once() -> None:
+    """Overrides replace single fields of ParserConfig; what is not given is ParserConfig's."""
+    model = LabelAttentionParserModel(10, 4, d_model=32, lal_d_proj=4, n_layers=1)
+    assert model.config == ParserConfig(d_model=32, lal_d_proj=4, n_layers=1)
+    config = ParserConfig.with_dropout(0.4, d_model=32)
+    assert (config.attention_dropout, config.relu_dropout, config.dep_dropout) == (0.4, 0.2, 0.4)
+    with pytest.raises(ValueError, match="lal_d_proj must be even"):
+        ParserConfig(lal_d_proj=5)
+    with pytest.raises(TypeError):
+        LabelAttentionParserModel(10, 4, n_tags=5)  # tags and characters come from spaCy layers
 
 
 def test_max_length_error() -> None:
-    model = _small_model(max_length=5, n_tags=0, n_chars=0)
+    model = _small_model(max_length=5)
     x = torch.randn(2, 6, 10)
     model(x, torch.tensor([5, 3]))  # padding beyond max_length is fine
     with pytest.raises(ValueError, match="max_length=5"):
@@ -386,8 +381,8 @@ def test_head_contributions() -> None:
     c = head_contributions(v, n_heads=3)
     torch.testing.assert_close(c, torch.tensor([[1 / 3, 0.0, 2 / 3]]))
     model = _small_model(lal_ffn=False).eval()
-    x, lens, tags, chars = _inputs([4, 3])
-    out = model(x, lens, tag_ids=tags, char_ids=chars)
+    x, lens = _inputs([4, 3])
+    out = model(x, lens)
     contrib = head_contributions(model.span_features(out), model.label_attention.n_heads)
     torch.testing.assert_close(contrib[0, 0, 4].sum(), torch.tensor(1.0))
 
@@ -458,8 +453,8 @@ def test_dependency_loss_matches_naive() -> None:
 
 def test_joint_loss_is_weighted_sum() -> None:
     model = _small_model(span_loss_weight=0.5, dep_loss_weight=2.0).eval()
-    x, lens, tags, chars = _inputs([3, 2])
-    out = model(x, lens, tag_ids=tags, char_ids=chars)
+    x, lens = _inputs([3, 2])
+    out = model(x, lens)
     gold = torch.tensor([[0, 0, 3, 1], [0, 0, 1, 0], [0, 1, 3, 2], [0, 1, 2, 0], [0, 2, 3, 0],
                          [1, 0, 2, 3], [1, 0, 1, 0], [1, 1, 2, 0]])
     pred = gold.clone()

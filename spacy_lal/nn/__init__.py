@@ -8,7 +8,7 @@ from .attention import FactoredEncoder, FactoredEncoderLayer, FactoredSelfAttent
 from .biaffine import BiaffineArcScorer, BiaffineLabelScorer, arc_mask, dependency_loss
 from .embeddings import CharLSTM, FeatureDropout, InputEmbedding, PositionEmbedding, lengths_to_mask
 from .label_attention import LabelAttention, LabelAttentionDetails, LabelAttentionLayer
-from .parser import LabelAttentionParserModel, ParserOutput
+from .parser import LabelAttentionParserModel, ParserConfig, ParserOutput
 from .span import (
     SpanScorer,
     fencepost_vectors,
@@ -33,6 +33,7 @@ __all__ = [
     "LabelAttentionDetails",
     "LabelAttentionLayer",
     "LabelAttentionParserModel",
+    "ParserConfig",
     "ParserOutput",
     "PartitionedFeedForward",
     "PositionEmbedding",

@@ -150,13 +150,11 @@ class InputEmbedding(nn.Module):
         d_content: content half of ``d_model`` (paper: 512).
         d_positional: position half of ``d_model`` (paper: 512).
         max_length: longest sentence (in words) the position table covers.
-        n_tags: number of POS tags (0 = no tag embeddings). Tag ids are in ``[0, n_tags)``.
-        n_chars: character vocabulary size (0 = no CharLSTM). Char id 0 is padding.
-        d_char: CharLSTM character embedding size (paper: 64).
         input_dropout: feature dropout on the projected token vectors (paper, word embeddings: 0.4).
-        tag_dropout: feature dropout on tag embeddings (paper: 0.2).
-        char_dropout: dropout on character embeddings (paper: 0.2) and on the CharLSTM output
-            (paper: 0.2).
+
+    Tag embeddings and the CharLSTM are token features of the spaCy architecture
+    (``spacy-lal.TagEmbed.v1``, ``spacy-lal.CharLSTM.v1``), concatenated with the tok2vec output
+    before they reach this layer: one input route for every model.
     """
 
     def __init__(
@@ -166,12 +164,7 @@ class InputEmbedding(nn.Module):
         d_positional: int,
         max_length: int,
         *,
-        n_tags: int = 0,
-        n_chars: int = 0,
-        d_char: int = 64,
         input_dropout: float = 0.2,
-        tag_dropout: float = 0.2,
-        char_dropout: float = 0.2,
     ) -> None:
         super().__init__()
         self.d_content = d_content
@@ -179,12 +172,6 @@ class InputEmbedding(nn.Module):
         self.max_length = max_length
         self.project = nn.Linear(d_input, d_content)
         self.input_dropout = FeatureDropout(input_dropout)
-        self.tag_embed: Optional[nn.Embedding] = nn.Embedding(n_tags, d_content) if n_tags > 0 else None
-        self.tag_dropout = FeatureDropout(tag_dropout)
-        self.char_lstm: Optional[CharLSTM] = (
-            CharLSTM(n_chars, d_content, d_char=d_char, char_dropout=char_dropout) if n_chars > 0 else None
-        )
-        self.char_out_dropout = FeatureDropout(char_dropout)
         # Learned content vectors of the start (row 0) and stop (row 1) sentinels.
         self.sentinels = nn.Parameter(torch.randn(2, d_content) * d_content**-0.5)
         self.positions = PositionEmbedding(max_length, d_positional)
@@ -193,34 +180,16 @@ class InputEmbedding(nn.Module):
         # not break the factoring of K&K sec. 3).
         self.layer_norm = nn.LayerNorm(d_content + d_positional)
 
-    def forward(
-        self,
-        token_vectors: Tensor,
-        lengths: Tensor,
-        tag_ids: Optional[Tensor] = None,
-        char_ids: Optional[Tensor] = None,
-    ) -> Tensor:
+    def forward(self, token_vectors: Tensor, lengths: Tensor) -> Tensor:
         """Args:
             token_vectors: ``(B, T, d_input)`` float.
             lengths: ``(B,)`` long, number of words per sentence (``<= T``).
-            tag_ids: ``(B, T)`` long or None (required if the model was built with tags).
-            char_ids: ``(B, T, C)`` long or None (required if the model was built with a CharLSTM).
 
         Returns:
             ``(B, T + 2, d_content + d_positional)``: ``[start, w_1 .. w_n, stop, pad ..]``.
         """
         B, T, _ = token_vectors.shape
-        word_mask = lengths_to_mask(lengths, T)
         content = self.input_dropout(self.project(token_vectors))
-        if self.tag_embed is not None:
-            if tag_ids is None:
-                raise ValueError("this model embeds POS tags: tag_ids is required")
-            tags = self.tag_embed(tag_ids.masked_fill(~word_mask, 0))
-            content = content + self.tag_dropout(tags)
-        if self.char_lstm is not None:
-            if char_ids is None:
-                raise ValueError("this model has a CharLSTM: char_ids is required")
-            content = content + self.char_out_dropout(self.char_lstm(char_ids, word_mask))
 
         # Lay out [start, words, stop, pad] without Python loops: shift the words right by one and
         # place the sentinels with position masks (the stop index n + 1 differs per sentence).

@@ -2,7 +2,7 @@
 
 Pipeline for a batch of ``B`` sentences padded to ``T`` words::
 
-    token vectors (B, T, d_input) [+ tag ids (B, T)] [+ char ids (B, T, C)]
+    token vectors (B, T, d_input) (tok2vec [; tag embeddings] [; CharLSTM], joined in spaCy)
       -> InputEmbedding: [content ; position] with start/stop sentinels   (B, T+2, d_model)
       -> FactoredEncoder: N factored self-attention layers (K&K sec. 3)     (B, T+2, d_model)
       -> LabelAttentionLayer (eq. 1-4) [+ position-wise FFN]                (B, T+2, d_lal)
@@ -16,8 +16,8 @@ as index tensors: :meth:`LabelAttentionParserModel.loss` implements eq. 12,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Literal, Optional, Tuple
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
 import torch
 from torch import Tensor, nn
@@ -28,7 +28,7 @@ from .embeddings import InputEmbedding, sentinel_mask
 from .label_attention import CombineKind, LabelAttentionDetails, LabelAttentionLayer, QueryKind
 from .span import SpanScorer, hinge_loss, span_features
 
-__all__ = ["LabelAttentionParserModel", "ParserOutput"]
+__all__ = ["LabelAttentionParserModel", "ParserConfig", "ParserOutput"]
 
 
 @dataclass
@@ -54,44 +54,97 @@ class ParserOutput:
     encoder_attention: List[Tensor] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class ParserConfig:
+    """Hyperparameters of :class:`LabelAttentionParserModel`, each default written here once.
+
+    The defaults are sized for CPU training; the papers' values are given in brackets.
+    """
+
+    #: Longest sentence, in words, the position table covers [300 in benepar].
+    max_length: int = 256
+    #: Encoder width [1024]; ``d_positional`` of it is position [512], the rest content.
+    d_model: int = 256
+    #: Position part of ``d_model`` (None = ``d_model // 2``).
+    d_positional: Optional[int] = None
+    #: Factored self-attention layers [K&K 8; Mrini et al. 3].
+    n_layers: int = 2
+    #: Self-attention heads [8].
+    n_heads: int = 8
+    #: Self-attention query/key/value size per head [64].
+    d_kv: int = 32
+    #: Encoder feed-forward hidden size [2048].
+    d_ff: int = 512
+    #: Label attention heads [one per syntactic category: 112 on the PTB]; None = one per
+    #: non-empty span label (per dependency label for a dependency-only model).
+    n_lal_heads: Optional[int] = None
+    #: LAL query/key/value size [128].
+    lal_d_kv: int = 32
+    #: LAL per-head output size [128]; even (eq. 5 splits it in half).
+    lal_d_proj: int = 32
+    #: ``"vector"`` [paper] or ``"matrix"`` (Table 2 ablation).
+    lal_query: QueryKind = "vector"
+    #: ``"concat"`` [paper] or ``"project"`` (Table 2 ablation).
+    lal_combine: CombineKind = "concat"
+    #: Position-wise feed-forward layer after the LAL [yes, Table 1].
+    lal_ffn: bool = True
+    #: Its hidden size.
+    lal_d_ff: int = 256
+    #: Residual dropout of each LAL head [0: the best model drops it].
+    lal_residual_dropout: float = 0.0
+    #: Hidden size of the span MLP, eq. 6 [250].
+    d_span_hidden: int = 250
+    #: Biaffine arc MLP size [Dozat & Manning 500].
+    d_arc: int = 256
+    #: Biaffine label MLP size [Dozat & Manning 100].
+    d_dep_label: int = 128
+    #: Encoder dropouts [0.2, 0.1, 0.2].
+    attention_dropout: float = 0.2
+    relu_dropout: float = 0.1
+    residual_dropout: float = 0.2
+    #: Feature dropout on the projected token vectors [0.4 on words].
+    input_dropout: float = 0.2
+    #: Dropout on the biaffine MLP outputs [Dozat & Manning 0.33].
+    dep_dropout: float = 0.2
+    #: Weights of eq. 12 [1, 1].
+    span_loss_weight: float = 1.0
+    dep_loss_weight: float = 1.0
+    #: ``"mean"`` over sentences or ``"sum"``.
+    loss_reduction: Literal["mean", "sum"] = "mean"
+
+    def __post_init__(self) -> None:
+        if self.max_length < 1:
+            raise ValueError(f"max_length must be >= 1, got {self.max_length}")
+        if self.lal_d_proj % 2:
+            raise ValueError(f"lal_d_proj must be even (eq. 5 splits each head in half), got {self.lal_d_proj}")
+        d_positional = self.d_model // 2 if self.d_positional is None else self.d_positional
+        if not 0 < d_positional < self.d_model:
+            raise ValueError(f"need 0 < d_positional < d_model, got {d_positional} / {self.d_model}")
+
+    @classmethod
+    def with_dropout(cls, dropout: float, **overrides: Any) -> "ParserConfig":
+        """One dropout rate for the encoder's attention, residual, input and dependency MLP
+        dropouts, halved for the ReLU dropout as in Kitaev & Klein."""
+        rates = dict(attention_dropout=dropout, relu_dropout=dropout / 2, residual_dropout=dropout,
+                     input_dropout=dropout, dep_dropout=dropout)
+        return cls(**{**rates, **overrides})
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+
 class LabelAttentionParserModel(nn.Module):
     """Joint constituency + dependency parser with a Label Attention Layer (Mrini et al. 2020).
 
-    Defaults are sized for CPU training; the paper values are given in brackets.
-
     Args:
-        d_input: size of the upstream token vectors (any spaCy tok2vec width).
+        d_input: size of the upstream token vectors (any spaCy tok2vec width, with tag and
+            character features already concatenated by the spaCy architecture).
         n_span_labels: number of constituent labels *including* the empty label 0 (unary chains are
             collapsed labels, Kitaev & Klein sec. 2.1). 0 = no constituency part (dependencies
             only): ``chart`` is then an empty ``(B, T+1, T+1, 0)`` tensor and there is no span loss.
-        n_lal_heads: label attention heads [one per syntactic category: 112 on the PTB]. Default
-            ``max(1, n_span_labels - 1)``: one per non-empty label (per dependency label for a
-            dependency-only model); the spaCy component passes it.
         n_dep_labels: dependency labels (0 = unlabelled arcs only).
         dependency: build the biaffine dependency part (eq. 10-11).
-        n_tags: POS tag vocabulary size for upstream tag embeddings (0 = none).
-        n_chars: character vocabulary size for a CharLSTM (0 = none; char id 0 is padding).
-        max_length: longest sentence, in words, the position table covers [300 in benepar].
-        d_model: encoder width [1024]; ``d_positional`` of it is position [512], the rest content.
-        d_positional: position part (default ``d_model // 2``).
-        n_layers: factored self-attention layers [K&K 8; Mrini et al. 3].
-        n_heads: self-attention heads [8].
-        d_kv: self-attention query/key/value size per head [64].
-        d_ff: encoder feed-forward hidden size [2048].
-        lal_d_kv: LAL query/key/value size [128].
-        lal_d_proj: LAL per-head output size [128]; even (eq. 5 splits it in half).
-        lal_query: ``"vector"`` [paper] or ``"matrix"`` (Table 2 ablation).
-        lal_combine: ``"concat"`` [paper] or ``"project"`` (Table 2 ablation).
-        lal_ffn: position-wise feed-forward layer after the LAL [yes, Table 1].
-        lal_d_ff: its hidden size.
-        lal_residual_dropout: residual dropout of each LAL head [0: the best model drops it].
-        d_span_hidden: hidden size of the span MLP, eq. 6 [250].
-        d_arc, d_dep_label: biaffine MLP sizes [Dozat & Manning 500 / 100].
-        attention_dropout, relu_dropout, residual_dropout: encoder dropouts [0.2, 0.1, 0.2].
-        input_dropout, tag_dropout, char_dropout: input dropouts [0.4 (words), 0.2, 0.2].
-        dep_dropout: dropout on the biaffine MLP outputs [Dozat & Manning 0.33].
-        span_loss_weight, dep_loss_weight: weights of eq. 12 [1, 1].
-        loss_reduction: ``"mean"`` over sentences (default) or ``"sum"``.
+        config: the hyperparameters (:class:`ParserConfig`); ``overrides`` replace single fields.
     """
 
     def __init__(
@@ -99,92 +152,59 @@ class LabelAttentionParserModel(nn.Module):
         d_input: int,
         n_span_labels: int,
         *,
-        n_lal_heads: Optional[int] = None,
         n_dep_labels: int = 0,
         dependency: bool = True,
-        n_tags: int = 0,
-        n_chars: int = 0,
-        max_length: int = 300,
-        d_model: int = 256,
-        d_positional: Optional[int] = None,
-        n_layers: int = 2,
-        n_heads: int = 8,
-        d_kv: int = 32,
-        d_ff: int = 512,
-        lal_d_kv: int = 32,
-        lal_d_proj: int = 32,
-        lal_query: QueryKind = "vector",
-        lal_combine: CombineKind = "concat",
-        lal_ffn: bool = True,
-        lal_d_ff: int = 256,
-        lal_residual_dropout: float = 0.0,
-        d_span_hidden: int = 128,
-        d_arc: int = 256,
-        d_dep_label: int = 128,
-        d_char: int = 64,
-        attention_dropout: float = 0.2,
-        relu_dropout: float = 0.1,
-        residual_dropout: float = 0.2,
-        input_dropout: float = 0.2,
-        tag_dropout: float = 0.2,
-        char_dropout: float = 0.2,
-        dep_dropout: float = 0.2,
-        span_loss_weight: float = 1.0,
-        dep_loss_weight: float = 1.0,
-        loss_reduction: Literal["mean", "sum"] = "mean",
+        config: Optional[ParserConfig] = None,
+        **overrides: Any,
     ) -> None:
         super().__init__()
         if n_span_labels < 0 or (n_span_labels == 0 and not dependency):
             raise ValueError("the model needs span labels (n_span_labels >= 1) and/or dependency=True")
-        if max_length < 1:
-            raise ValueError(f"max_length must be >= 1, got {max_length}")
-        if lal_d_proj % 2:
-            raise ValueError(f"lal_d_proj must be even (eq. 5 splits each head in half), got {lal_d_proj}")
-        d_positional = d_model // 2 if d_positional is None else d_positional
-        d_content = d_model - d_positional
-        if d_content <= 0 or d_positional <= 0:
-            raise ValueError(f"need 0 < d_positional < d_model, got {d_positional} / {d_model}")
-        self.max_length = max_length
+        config = replace(config or ParserConfig(), **overrides)
+        self.config = config
+        d_positional = config.d_model // 2 if config.d_positional is None else config.d_positional
+        d_content = config.d_model - d_positional
+        self.max_length = config.max_length
         self.n_span_labels = n_span_labels
         self.n_dep_labels = n_dep_labels
-        self.span_loss_weight = span_loss_weight
-        self.dep_loss_weight = dep_loss_weight
-        self.loss_reduction = loss_reduction
+        n_lal_heads = config.n_lal_heads
         if n_lal_heads is None:  # one head per label (Mrini et al. sec. 4.1)
             n_lal_heads = max(1, n_span_labels - 1 if n_span_labels > 0 else n_dep_labels)
 
         self.embedding = InputEmbedding(
-            d_input, d_content, d_positional, max_length, n_tags=n_tags, n_chars=n_chars, d_char=d_char,
-            input_dropout=input_dropout, tag_dropout=tag_dropout, char_dropout=char_dropout,
+            d_input, d_content, d_positional, config.max_length, input_dropout=config.input_dropout
         )
         self.encoder = FactoredEncoder(
-            d_content, d_positional, n_layers=n_layers, n_heads=n_heads, d_kv=d_kv, d_ff=d_ff,
-            attention_dropout=attention_dropout, relu_dropout=relu_dropout, residual_dropout=residual_dropout,
+            d_content, d_positional, n_layers=config.n_layers, n_heads=config.n_heads, d_kv=config.d_kv,
+            d_ff=config.d_ff, attention_dropout=config.attention_dropout, relu_dropout=config.relu_dropout,
+            residual_dropout=config.residual_dropout,
         )
         self.label_attention = LabelAttentionLayer(
-            d_model, n_lal_heads, d_kv=lal_d_kv, d_proj=lal_d_proj, query=lal_query, combine=lal_combine,
-            attention_dropout=attention_dropout, residual_dropout=lal_residual_dropout,
-            ffn=lal_ffn, d_ff=lal_d_ff, relu_dropout=relu_dropout, ffn_residual_dropout=lal_residual_dropout,
+            config.d_model, n_lal_heads, d_kv=config.lal_d_kv, d_proj=config.lal_d_proj, query=config.lal_query,
+            combine=config.lal_combine, attention_dropout=config.attention_dropout,
+            residual_dropout=config.lal_residual_dropout, ffn=config.lal_ffn, d_ff=config.lal_d_ff,
+            relu_dropout=config.relu_dropout, ffn_residual_dropout=config.lal_residual_dropout,
         )
         d_lal = self.label_attention.d_out
         # Eq. 5 splits each head-specific vector in half. With combine="project" there are no head
         # slices and the output keeps the [content ; position] layout, so we split the whole vector
         # into even/odd coordinates as Kitaev & Klein (footnote 2) do.
-        if lal_combine == "concat":
+        if config.lal_combine == "concat":
             self.span_heads, span_split = n_lal_heads, "halves"
         else:
             self.span_heads, span_split = 1, "interleave"
         self.span_split = span_split
         self.span_scorer: Optional[SpanScorer] = None
         if n_span_labels > 0:
-            self.span_scorer = SpanScorer(d_lal, n_span_labels, d_span_hidden, n_heads=self.span_heads,
+            self.span_scorer = SpanScorer(d_lal, n_span_labels, config.d_span_hidden, n_heads=self.span_heads,
                                           split=span_split)
         self.arc_scorer: Optional[BiaffineArcScorer] = None
         self.dep_label_scorer: Optional[BiaffineLabelScorer] = None
         if dependency:
-            self.arc_scorer = BiaffineArcScorer(d_lal, d_arc, dep_dropout)
+            self.arc_scorer = BiaffineArcScorer(d_lal, config.d_arc, config.dep_dropout)
             if n_dep_labels > 0:
-                self.dep_label_scorer = BiaffineLabelScorer(d_lal, n_dep_labels, d_dep_label, dep_dropout)
+                self.dep_label_scorer = BiaffineLabelScorer(d_lal, n_dep_labels, config.d_dep_label,
+                                                            config.dep_dropout)
 
     # ------------------------------------------------------------------------------------------
     def _lengths(self, token_vectors: Tensor, lengths: Optional[Tensor], mask: Optional[Tensor]) -> Tensor:
@@ -212,8 +232,6 @@ class LabelAttentionParserModel(nn.Module):
         lengths: Optional[Tensor] = None,
         *,
         mask: Optional[Tensor] = None,
-        tag_ids: Optional[Tensor] = None,
-        char_ids: Optional[Tensor] = None,
         return_attention: bool = False,
     ) -> ParserOutput:
         """Score spans and arcs.
@@ -221,8 +239,6 @@ class LabelAttentionParserModel(nn.Module):
         Args:
             token_vectors: ``(B, T, d_input)`` float, right-padded.
             lengths: ``(B,)`` words per sentence; or give ``mask`` ``(B, T)`` bool; neither = all T.
-            tag_ids: ``(B, T)`` POS tag ids (model built with ``n_tags > 0``).
-            char_ids: ``(B, T, C)`` char ids, 0-padded (model built with ``n_chars > 0``).
             return_attention: fill ``label_attention`` and ``encoder_attention`` of the output.
 
         Raises:
@@ -230,7 +246,7 @@ class LabelAttentionParserModel(nn.Module):
         """
         lengths = self._lengths(token_vectors, lengths, mask)
         T = token_vectors.shape[1]
-        x = self.embedding(token_vectors, lengths, tag_ids=tag_ids, char_ids=char_ids)
+        x = self.embedding(token_vectors, lengths)
         positions = sentinel_mask(lengths, T)
         encoder_attention: List[Tensor] = []
         if return_attention:
@@ -289,9 +305,9 @@ class LabelAttentionParserModel(nn.Module):
                 raise ValueError("gold_spans given but the model has no constituency part (n_span_labels=0)")
             if pred_spans is None:
                 raise ValueError("pred_spans (the loss-augmented prediction) is required with gold_spans")
-            span_loss = hinge_loss(output.chart, gold_spans, pred_spans, pred_cost, reduction=self.loss_reduction)
+            span_loss = hinge_loss(output.chart, gold_spans, pred_spans, pred_cost, reduction=self.config.loss_reduction)
             parts["span"] = span_loss
-            total = total + self.span_loss_weight * span_loss
+            total = total + self.config.span_loss_weight * span_loss
         if gold_heads is not None:
             if output.arc_scores is None:
                 raise ValueError("gold_heads given but the model has no dependency part")
@@ -299,12 +315,13 @@ class LabelAttentionParserModel(nn.Module):
             if self.dep_label_scorer is not None:
                 if gold_dep_labels is None:
                     raise ValueError("gold_dep_labels is required: the model has a dependency label classifier")
-                label_scores = self.dep_label_scores(output, gold_heads)
+                # Unknown heads (-1) are skipped by the loss; any valid index stands in for them.
+                label_scores = self.dep_label_scores(output, gold_heads.clamp(min=0))
             gold_heads = gold_heads.to(output.arc_scores.device)
             if gold_dep_labels is not None:
                 gold_dep_labels = gold_dep_labels.to(output.arc_scores.device)
             dep_loss, _ = dependency_loss(output.arc_scores, output.lengths, gold_heads, label_scores,
-                                          gold_dep_labels, reduction=self.loss_reduction)
+                                          gold_dep_labels, reduction=self.config.loss_reduction)
             parts["dep"] = dep_loss
-            total = total + self.dep_loss_weight * dep_loss
+            total = total + self.config.dep_loss_weight * dep_loss
         return total, parts
