@@ -19,12 +19,11 @@ between rows), ``stroke`` (line width, px), ``lines`` ("elbow" or "straight").
 
 from __future__ import annotations
 
-import html
-import unicodedata
 import uuid
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from .svg import escape, text_width
 from .tree import Tree
 
 if TYPE_CHECKING:
@@ -50,11 +49,6 @@ LINE_STYLES = ("elbow", "straight")
 # Phrase labels are styled as displaCy's arc labels.
 _LABEL_EM = 0.8
 _LABEL_LETTER_SPACING = 1
-
-# Arial advance widths in em, rounded up so that estimates err towards more space.
-_NARROW = frozenset("ijlI.,:;!|'`")
-_SLIM = frozenset('frt()[]{}-/\\" ')
-_WIDE = frozenset("mwMW@%")
 
 _SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" id="{id}" class="displacy lal-tree" width="{width}" '
@@ -164,7 +158,7 @@ def render(
             continue
         show_deps = dependencies and doc.has_annotation("DEP")
         for s, sent in enumerate(sentences(doc)):
-            parts = [f"<figcaption>{_escape(sent.text)}</figcaption>"]
+            parts = [f"<figcaption>{escape(sent.text)}</figcaption>"]
             try:
                 tree = _span_tree(sent)
             except NotAConstituentError:
@@ -182,7 +176,7 @@ def render(
         )
     markup = "\n".join(blocks)
     if page:
-        markup = _PAGE.format(lang=_escape(docs[0].lang_ or "en"), content=markup)
+        markup = _PAGE.format(lang=escape(docs[0].lang_ or "en"), content=markup)
     if jupyter or (jupyter is None and is_in_jupyter()):
         from IPython.display import HTML
 
@@ -203,29 +197,6 @@ def _options(options: dict[str, Any] | None) -> dict[str, Any]:
 
 def _span_tree(span: Span) -> Tree:
     return Tree.from_string(span._.parse_string)
-
-
-def _escape(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
-def _text_width(text: str, size: float, letter_spacing: float = 0) -> float:
-    """Estimated width in px of ``text`` in Arial at ``size`` px."""
-    em = 0.0
-    for char in text:
-        if unicodedata.east_asian_width(char) in "WF":
-            em += 1.0
-        elif char in _NARROW:
-            em += 0.28
-        elif char in _SLIM:
-            em += 0.34
-        elif char in _WIDE:
-            em += 0.86
-        elif char.isupper():
-            em += 0.7
-        else:
-            em += 0.56
-    return em * size + letter_spacing * len(text)
 
 
 class _Phrase:
@@ -250,7 +221,7 @@ def _draw(tree: Tree, opts: dict[str, Any], svg_id: str) -> str:
 
     phrases = _collect(tree, label_size)
     words, tags = tree.words(), tree.tags()
-    widths = [max(_text_width(w, size), _text_width(t, size)) for w, t in zip(words, tags)]
+    widths = [max(text_width(w, size), text_width(t, size)) for w, t in zip(words, tags)]
     xs = [0.0] * len(words)
     for i in range(1, len(words)):
         xs[i] = xs[i - 1] + (widths[i - 1] + widths[i]) / 2 + gap
@@ -293,19 +264,19 @@ def _draw(tree: Tree, opts: dict[str, Any], svg_id: str) -> str:
                 d = f"M{x0:.1f},{y0:.1f} V{bar:.1f} H{x1:.1f} V{y1:.1f}"
             edges.append(_EDGE.format(d=d, stroke=opts["stroke"]))
     labels = [
-        _PHRASE.format(x=f"{p.x:.1f}", y=f"{row_y(p.row):.1f}", label=_escape(p.label)) for p in phrases
+        _PHRASE.format(x=f"{p.x:.1f}", y=f"{row_y(p.row):.1f}", label=escape(p.label)) for p in phrases
     ]
     tokens = [
-        _WORD.format(x=f"{x:.1f}", y=f"{word_y:.1f}", text=_escape(w), tag=_escape(t))
+        _WORD.format(x=f"{x:.1f}", y=f"{word_y:.1f}", text=escape(w), tag=escape(t))
         for x, w, t in zip(xs, words, tags)
     ]
     return _SVG.format(
-        id=_escape(svg_id),
+        id=escape(svg_id),
         width=f"{right + shift + float(opts['offset_x']):.0f}",
         height=f"{height:.0f}",
-        color=_escape(str(opts["color"])),
-        bg=_escape(str(opts["bg"])),
-        font=_escape(str(opts["font"])),
+        color=escape(str(opts["color"])),
+        bg=escape(str(opts["bg"])),
+        font=escape(str(opts["font"])),
         font_size=f"{size:g}",
         content="".join(edges + labels + tokens),
     )
@@ -327,7 +298,7 @@ def _collect(tree: Tree, label_size: float) -> list[_Phrase]:
                 parent.children.append(n_words)
             n_words += 1
             continue
-        phrase = _Phrase(node.label, row, _text_width(node.label, label_size, _LABEL_LETTER_SPACING))
+        phrase = _Phrase(node.label, row, text_width(node.label, label_size, _LABEL_LETTER_SPACING))
         phrase.first_word = n_words
         if parent is not None:
             parent.children.append(phrase)

@@ -14,7 +14,8 @@ from test_lal_parser import TINY, make_examples
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.__main__ import main as cli
 from spacy_lal.extensions import NotAConstituentError, set_tree
-from spacy_lal.render import DEFAULT_OPTIONS, _text_width, render, render_tree
+from spacy_lal.render import DEFAULT_OPTIONS, render, render_tree
+from spacy_lal.svg import text_width
 from spacy_lal.tree import Tree
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -149,7 +150,7 @@ def test_labels_and_words_on_a_row_do_not_overlap():
     label_size = DEFAULT_OPTIONS["font_size"] * 0.8
     rows = defaultdict(list)
     for label, x, y in phrases(root):
-        rows[y].append((x, _text_width(label, label_size, 1)))
+        rows[y].append((x, text_width(label, label_size, 1)))
     assert len(rows) == 4
     for row in rows.values():
         row.sort()
@@ -160,8 +161,8 @@ def test_labels_and_words_on_a_row_do_not_overlap():
     assert x2 - x1 >= 6 * 0.6 * label_size
     placed = words(root)
     for (w1, t1, x1, _), (w2, t2, x2, _) in zip(placed, placed[1:]):
-        half1 = max(_text_width(w1, 16), _text_width(t1, 16)) / 2
-        half2 = max(_text_width(w2, 16), _text_width(t2, 16)) / 2
+        half1 = max(text_width(w1, 16), text_width(t1, 16)) / 2
+        half2 = max(text_width(w2, 16), text_width(t2, 16)) / 2
         assert x1 + half1 + gap <= x2 - half2 + 0.2
 
 

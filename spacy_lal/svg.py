@@ -1,0 +1,35 @@
+"""SVG helpers shared by the tree pictures (``render.py``) and the attention plots
+(``interpret.py``): escaping, and text widths estimated without a font engine."""
+import html
+import unicodedata
+
+__all__ = ["escape", "text_width"]
+
+# Arial advance widths in em, rounded up so that estimates err towards more space.
+_NARROW = frozenset("ijlI.,:;!|'`")
+_SLIM = frozenset('frt()[]{}-/\\" ')
+_WIDE = frozenset("mwMW@%")
+
+
+def escape(text: str) -> str:
+    """``text`` safe inside SVG/HTML text and attribute values."""
+    return html.escape(text, quote=True)
+
+
+def text_width(text: str, size: float, letter_spacing: float = 0) -> float:
+    """Estimated width in px of ``text`` in Arial at ``size`` px."""
+    em = 0.0
+    for char in text:
+        if unicodedata.east_asian_width(char) in "WF":
+            em += 1.0
+        elif char in _NARROW:
+            em += 0.28
+        elif char in _SLIM:
+            em += 0.34
+        elif char in _WIDE:
+            em += 0.86
+        elif char.isupper():
+            em += 0.7
+        else:
+            em += 0.56
+    return em * size + letter_spacing * len(text)
