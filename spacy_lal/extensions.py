@@ -27,7 +27,7 @@ hold.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from spacy.tokens import Doc, Span, Token
 
@@ -71,6 +71,16 @@ def set_tree(sent: Span, spans: Iterable[Tuple[int, int, Sequence[str]]], root_l
 def clear_trees(doc: Doc) -> None:
     """Remove every stored tree of ``doc``."""
     _clear(doc, TREE_ATTR)
+
+
+def stored_trees(doc: Doc) -> Iterator[Tuple[int, int, List[Tuple[int, int, Tuple[str, ...]]]]]:
+    """Each tree stored on ``doc``, in order, as ``(first token, number of tokens, labelled
+    spans relative to that token)``: the storage format read back as it was written."""
+    for token in doc:
+        value = token._.get(TREE_ATTR)
+        if value is not None:
+            spans = [(int(s), int(e), tuple(labels)) for s, e, labels in value["spans"]]
+            yield token.i, int(value["n"]), spans
 
 
 def set_frames(doc: Doc, frames: Iterable[FrameData]) -> None:

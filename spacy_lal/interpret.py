@@ -34,14 +34,17 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 import numpy
 
 from .pipeline.gold import CHAIN_SEP, EMPTY, label_to_chain
-from .pipeline.units import Unit, length_sorted_chunks
-from .render import DEFAULT_OPTIONS, _escape, _text_width
+from .pipeline.units import Unit
+from .render import DEFAULT_OPTIONS
+from .svg import escape, text_width
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span
 
-    from .pipeline.lal_parser import LabelAttentionParser, Parses
+    from .pipeline.base import Predictions
+    from .pipeline.lal_parser import LabelAttentionParser
+    from .pipeline.parser_adapter import UnitDetails
 
 __all__ = [
     "SentenceExplanation",
@@ -54,11 +57,6 @@ __all__ = [
 
 # How the plots name the start and stop sentinels, which take part in every head's softmax.
 BOUNDARY_NAMES = ("<s>", "</s>")
-
-# What the forward pass leaves for one unit: attention over [start, words, stop] (H, n+2), the
-# head-wise fencepost vectors (n+1, H * d_proj), and the label chart (n+1, n+1, L) when needed.
-_Captured = Tuple[numpy.ndarray, numpy.ndarray, Optional[numpy.ndarray]]
-
 
 @dataclass(frozen=True, eq=False)
 class SpanContribution:
@@ -187,13 +185,14 @@ def explain(
 
     parser = _find_parser(parser_or_nlp, component)
     doc, window = _as_doc(parser_or_nlp, doc_or_span)
-    model = parser.model.layers[1].shims[0]._model.parser  # the LabelAttentionParserModel
+    model = parser.torch_module.parser  # the LabelAttentionParserModel
     wanted = None if spans is None else [_offsets(doc, span) for span in spans]
-    parses, captured = _run(parser, doc, keep_charts=wanted is not None and model.span_scorer is not None)
+    with torch.no_grad():
+        all_units, parses = parser.predict_with_details([doc])
 
     units = [
         (u, unit)
-        for u, unit in enumerate(parses.units)
+        for u, unit in enumerate(all_units)
         if window is None or (unit.start < window[1] and unit.end > window[0])
     ]
     by_unit = _assign(wanted, [unit for _, unit in units]) if wanted is not None else None
@@ -202,7 +201,8 @@ def explain(
     exact = model.label_attention.ffn is None
     explanations = []
     for k, (u, unit) in enumerate(units):
-        attention, fences, chart = captured[u]
+        details: "UnitDetails" = parses.details[u]
+        attention, fences, chart = details.attention, details.fences, details.chart
         tree = _tree_spans(parser, unit, parses.spans[u])
         if by_unit is None:
             items = [(i, j, _doc_span(unit, i, j), chain, True) for (i, j), chain in tree.items()]
@@ -268,7 +268,7 @@ _SVG = (
     'height="{height:.0f}" style="max-width: none; height: {height:.0f}px; color: {color}; '
     'background: {bg}; font-family: {font}; font-size: {font_size:g}px">{content}</svg>'
 )
-_BOLD = 1.15  # bold text is wider than render._text_width's regular Arial estimates
+_BOLD = 1.15  # bold text is wider than svg.text_width's regular Arial estimates
 _TEXT = '<text class="{cls}" fill="currentColor" x="{x:.1f}" y="{y:.1f}"{attrs}>{text}</text>'
 
 
@@ -303,8 +303,8 @@ def plot_attention(
     pad, gap = size, size / 2
     cell_w, cell_h = 1.6 * size, 1.3 * size
     slant = math.sqrt(0.5)  # words are written at 45 degrees, hanging down-left from their column
-    word_widths = [_text_width(w, size) for w in columns]
-    head_width = max(_text_width(h, size) for h in heads)
+    word_widths = [text_width(w, size) for w in columns]
+    head_width = max(text_width(h, size) for h in heads)
     # Room on the left for the head names, and for the first words' slant.
     grid_x = pad + max(
         [head_width + gap] + [w * slant - (k + 0.5) * cell_w for k, w in enumerate(word_widths)]
@@ -323,9 +323,9 @@ def plot_attention(
             weight = float(weights[h, k])
             parts.append(
                 f'<rect class="lal-cell" x="{grid_x + k * cell_w:.1f}" y="{y:.1f}" width="{cell_w:.1f}" '
-                f'height="{cell_h:.1f}" fill="{_escape(str(opts["accent"]))}" '
-                f'fill-opacity="{weight * scale:.3f}" stroke="{_escape(str(opts["bg"]))}">'
-                f"<title>{_escape(f'{head}, {column}: {weight:.3f}')}</title></rect>"
+                f'height="{cell_h:.1f}" fill="{escape(str(opts["accent"]))}" '
+                f'fill-opacity="{weight * scale:.3f}" stroke="{escape(str(opts["bg"]))}">'
+                f"<title>{escape(f'{head}, {column}: {weight:.3f}')}</title></rect>"
             )
     words_y = grid_y + grid_h + 0.9 * size
     for k, (column, kind) in enumerate(zip(columns, kinds)):
@@ -333,7 +333,7 @@ def plot_attention(
         attrs = f' text-anchor="end" transform="rotate(-45 {x:.1f} {words_y:.1f})"'
         if kind == "lal-boundary":
             attrs += ' font-style="italic" fill-opacity="0.6"'
-        parts.append(_TEXT.format(cls=kind, x=x, y=words_y, attrs=attrs, text=_escape(column)))
+        parts.append(_TEXT.format(cls=kind, x=x, y=words_y, attrs=attrs, text=escape(column)))
 
     # Legend: a colour bar from 0 to the largest weight, right of the grid.
     legend_x = grid_x + grid_w + 2 * gap
@@ -341,8 +341,8 @@ def plot_attention(
     gradient = f"lal-attention-scale-{uuid.uuid4().hex}"  # ids must be unique on a page
     parts.append(
         f'<defs><linearGradient id="{gradient}" x1="0" y1="1" x2="0" y2="0">'
-        f'<stop offset="0" stop-color="{_escape(str(opts["accent"]))}" stop-opacity="0"/>'
-        f'<stop offset="1" stop-color="{_escape(str(opts["accent"]))}" stop-opacity="1"/>'
+        f'<stop offset="0" stop-color="{escape(str(opts["accent"]))}" stop-opacity="0"/>'
+        f'<stop offset="1" stop-color="{escape(str(opts["accent"]))}" stop-opacity="1"/>'
         "</linearGradient></defs>"
         f'<rect class="lal-legend" x="{legend_x:.1f}" y="{grid_y:.1f}" width="{gap:.1f}" '
         f'height="{legend_h:.1f}" fill="url(#{gradient})" stroke="currentColor" stroke-width="0.5"/>'
@@ -351,7 +351,7 @@ def plot_attention(
     parts.append(_text("lal-legend-label", maximum, legend_x + 1.5 * gap, grid_y + 0.8 * size))
     parts.append(_text("lal-legend-label", "0", legend_x + 1.5 * gap, grid_y + legend_h))
 
-    width = max(legend_x + 1.5 * gap + _text_width(maximum, size), 2 * pad + _BOLD * _text_width(title, size)) + pad
+    width = max(legend_x + 1.5 * gap + text_width(maximum, size), 2 * pad + _BOLD * text_width(title, size)) + pad
     height = words_y + max(word_widths) * slant + size + pad
     return _svg("lal-attention", width, height, opts, parts)
 
@@ -382,7 +382,7 @@ def plot_contributions(
         title = f"Head contributions to \u201c{_shorten(item.text)}\u201d ({label})"
     pad, gap = size, size / 2
     row_h, bar_h, bar_max = 1.3 * size, size, 20 * size
-    head_width = max(_text_width(h, size) for h in heads)
+    head_width = max(text_width(h, size) for h in heads)
     bars_x = pad + head_width + gap
     title_y = pad + size
     uniform_y = title_y + 1.4 * size  # the uniform line's label, above the bars
@@ -399,12 +399,12 @@ def plot_contributions(
         parts.append(_text("lal-head", head, bars_x - gap, y + row_h / 2 + 0.35 * size, anchor="end"))
         parts.append(
             f'<rect class="lal-bar" x="{bars_x:.1f}" y="{y + (row_h - bar_h) / 2:.1f}" '
-            f'width="{share * scale:.1f}" height="{bar_h:.1f}" fill="{_escape(str(fill))}">'
-            f"<title>{_escape(f'{head}: {share:.3f}')}</title></rect>"
+            f'width="{share * scale:.1f}" height="{bar_h:.1f}" fill="{escape(str(fill))}">'
+            f"<title>{escape(f'{head}: {share:.3f}')}</title></rect>"
         )
         if h in top:
             value = f"{share:.1%}"
-            value_width = max(value_width, _text_width(value, size))
+            value_width = max(value_width, text_width(value, size))
             parts.append(_text("lal-value", value, values_x, y + row_h / 2 + 0.35 * size))
     bars_end = bars_y + len(heads) * row_h
     uniform = 1.0 / len(heads)
@@ -415,58 +415,11 @@ def plot_contributions(
             'stroke-width="1" stroke-dasharray="4 3" fill="none"/>'
         )
         parts.append(_text("lal-uniform-label", "uniform", x, uniform_y, anchor="middle"))
-    width = max(values_x + value_width, 2 * pad + _BOLD * _text_width(title, size)) + pad
+    width = max(values_x + value_width, 2 * pad + _BOLD * text_width(title, size)) + pad
     return _svg("lal-contributions", width, bars_end + pad, opts, parts)
 
 
 # -- internals ---------------------------------------------------------------------------------
-
-
-def _run(parser: "LabelAttentionParser", doc: "Doc", keep_charts: bool) -> Tuple["Parses", Dict[int, _Captured]]:
-    """``parser.predict([doc])``, and what the torch model computed for each of its units."""
-    import torch
-
-    from .nn.span import fencepost_vectors
-
-    model = parser.model.layers[1].shims[0]._model.parser
-    label_attention = model.label_attention.attention
-    details: List[Any] = []
-    chunks_seen: List[List[_Captured]] = []
-
-    def keep_details(module: Any, args: Any, output: Any) -> None:
-        details.append(output[1])  # LabelAttentionLayer always asks its sublayer for details
-
-    def keep_chunk(module: Any, args: Any, output: Any) -> None:
-        found = details.pop()
-        attention = found.attention.float().cpu().numpy()  # (B, H, T+2)
-        head_outputs = found.head_outputs  # (B, T+2, H, d_proj), before any feed-forward layer
-        B, T2 = head_outputs.shape[:2]
-        fences = fencepost_vectors(head_outputs.reshape(B, T2, -1), label_attention.n_heads)
-        fences = fences.float().cpu().numpy()
-        charts = output.chart.float().cpu().numpy() if keep_charts else None
-        rows = []
-        for b, n in enumerate(output.lengths.tolist()):
-            chart = None if charts is None else charts[b, : n + 1, : n + 1]
-            rows.append((attention[b, :, : n + 2], fences[b, : n + 1], chart))
-        chunks_seen.append(rows)
-
-    # Hooks live only for this call (parsing in another thread meanwhile would be captured too).
-    handles = [label_attention.register_forward_hook(keep_details), model.register_forward_hook(keep_chunk)]
-    try:
-        with torch.no_grad():
-            parses = parser.predict([doc])
-    finally:
-        for handle in handles:
-            handle.remove()
-
-    # The model ran the units in length-sorted chunks (parser_model._forward): undo that order.
-    chunks = length_sorted_chunks(parses.units, parser.model.attrs["max_chart_cells"])
-    if [len(chunk) for chunk in chunks] != [len(rows) for rows in chunks_seen]:
-        raise RuntimeError("explain: the parser's chunks differ from length_sorted_chunks; they must agree")
-    captured: Dict[int, _Captured] = {}
-    for chunk, rows in zip(chunks, chunks_seen):
-        captured.update(zip(chunk, rows))
-    return parses, captured
 
 
 def _find_parser(parser_or_nlp: Any, component: Optional[str]) -> "LabelAttentionParser":
@@ -491,9 +444,9 @@ def _find_parser(parser_or_nlp: Any, component: Optional[str]) -> "LabelAttentio
         parser = found[0]
     else:
         raise TypeError(f"expected a spaCy pipeline or a lal_parser component, got {type(parser_or_nlp).__name__}")
-    if len(parser.model.layers) < 2:
+    if parser.torch_module is None:
         raise ValueError(f"{parser.name} is not initialized: train it, or load a trained pipeline")
-    layer = parser.model.layers[1].shims[0]._model.parser.label_attention.attention
+    layer = parser.torch_module.parser.label_attention.attention
     if layer.query_kind != "vector" or layer.combine != "concat":
         raise ValueError(
             f"{parser.name} was built with lal_query = {layer.query_kind!r} and lal_combine = "
@@ -591,11 +544,11 @@ def _shorten(text: str, limit: int = 60) -> str:
 
 
 def _text(cls: str, text: str, x: float, y: float, anchor: str = "start") -> str:
-    return _TEXT.format(cls=cls, x=x, y=y, attrs=f' text-anchor="{anchor}"', text=_escape(text))
+    return _TEXT.format(cls=cls, x=x, y=y, attrs=f' text-anchor="{anchor}"', text=escape(text))
 
 
 def _title(text: str, x: float, y: float) -> str:
-    return _TEXT.format(cls="lal-title", x=x, y=y, attrs=' font-weight="bold"', text=_escape(text))
+    return _TEXT.format(cls="lal-title", x=x, y=y, attrs=' font-weight="bold"', text=escape(text))
 
 
 def _svg(cls: str, width: float, height: float, opts: Dict[str, Any], parts: List[str]) -> str:
@@ -603,9 +556,9 @@ def _svg(cls: str, width: float, height: float, opts: Dict[str, Any], parts: Lis
         cls=cls,
         width=width,
         height=height,
-        color=_escape(str(opts["color"])),
-        bg=_escape(str(opts["bg"])),
-        font=_escape(str(opts["font"])),
+        color=escape(str(opts["color"])),
+        bg=escape(str(opts["bg"])),
+        font=escape(str(opts["font"])),
         font_size=float(opts["font_size"]),
         content="".join(parts),
     )

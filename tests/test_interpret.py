@@ -35,7 +35,7 @@ def doc_of(nlp, *sentences):
 
 
 def torch_model(nlp):
-    return nlp.get_pipe("lal_parser").model.layers[1].shims[0]._model.parser
+    return nlp.get_pipe("lal_parser").torch_module.parser
 
 
 def texts(svg):

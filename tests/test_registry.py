@@ -23,6 +23,7 @@ REGISTRIES = {
     "spacy_architectures": "architectures",
     "spacy_scorers": "scorers",
     "spacy_readers": "readers",
+    "spacy_augmenters": "augmenters",
 }
 
 
@@ -58,6 +59,27 @@ def test_entry_point_resolves(group, name, target):
     assert installed[name].value == target
     assert installed[name].load() is declared
     assert getattr(registry, REGISTRIES[group]).get(name) is declared
+
+
+def test_every_registered_function_has_an_entry_point():
+    """What spacy_lal registers by import must also be findable without importing it, so that a
+    config naming it works in a fresh process (spaCy loads entry points, not our modules)."""
+    import pkgutil
+
+    for module in pkgutil.walk_packages(spacy_lal.__path__, "spacy_lal."):
+        if not module.name.startswith("spacy_lal.cli"):
+            importlib.import_module(module.name)
+    declared = {(REGISTRIES[group], name) for group, name, _ in ENTRY_POINTS}
+    ours = set()
+    for registry_name in set(REGISTRIES.values()) | {"misc", "callbacks", "loggers", "batchers"}:
+        table = getattr(registry, registry_name)
+        for name, func in table.get_all().items():
+            if getattr(func, "__module__", "").startswith("spacy_lal"):
+                ours.add((registry_name, name))
+    ours |= {("factories", name) for name in spacy.util.registry.factories.get_all() if name.startswith("lal_")}
+    assert ours, "nothing of spacy_lal was found in the registries"
+    missing = sorted(ours - declared)
+    assert not missing, f"registered without an entry point in setup.cfg: {missing}"
 
 
 FACTORIES = [name for group, name, _ in ENTRY_POINTS if group == "spacy_factories"]

@@ -5,12 +5,12 @@ by ``python -m spacy_lal convert`` read with ``gold_preproc`` or with words from
 a span of gold tokens has no exact counterpart in other tokens. Dependencies go through spaCy's
 alignment, so they still train where the tokenizations differ.
 """
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.tokens import Doc
 from spacy.training import Example
 
+from ..extensions import stored_trees
 from .units import Unit, sentence_ranges
 
 EMPTY = 0  # label id of "no constituent" in every chart
@@ -24,15 +24,6 @@ def chain_to_label(labels: Sequence[str]) -> str:
 
 def label_to_chain(label: str) -> Tuple[str, ...]:
     return tuple(part for part in label.split(CHAIN_SEP) if part != ROOT_ONLY)
-
-
-def stored_trees(doc: Doc) -> Iterator[Tuple[int, int, List[Tuple[int, int, Tuple[str, ...]]]]]:
-    """Each tree stored on ``doc`` as (start, n, spans relative to start)."""
-    for token in doc:
-        value = token._.lal_tree
-        if value is not None:
-            spans = [(int(s), int(e), tuple(labels)) for s, e, labels in value["spans"]]
-            yield token.i, int(value["n"]), spans
 
 
 def same_tokens(example: Example) -> bool:

@@ -18,89 +18,32 @@ What the component does with awkward input (see also ``units.py``):
 """
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy
 from spacy.attrs import DEP, HEAD
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer
+from thinc.api import Model
 
-from ..extensions import clear_trees, set_tree
-from ..pretrained import DEFAULT_PIPELINE
-from .gold import (
-    EMPTY,
-    ROOT_ONLY,
-    chain_to_label,
-    dependency_target,
-    gold_trees_by_start,
-    label_to_chain,
-    stored_trees,
-    training_sentences,
-    tree_target,
-)
-from .torch_bridge import BuildsTorchLayerOnLoad
-from .units import Unit, make_units
-
-if TYPE_CHECKING:
-    from .parser_model import ParserTargets
+from ..extensions import clear_trees, set_tree, stored_trees
+from .base import Predictions, UnitPipe, pretrained_model, untrained_model
+from .gold import EMPTY, ROOT_ONLY, chain_to_label, dependency_target, gold_trees_by_start, label_to_chain, tree_target
+from .parser_adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
+from .units import Unit
 
 logger = logging.getLogger("spacy_lal")
 
 ATTACH_LABEL = "dep"  # label of attachments the model does not predict (see module docstring)
-
-DEFAULT_TOK2VEC = """
-[tok2vec]
-@architectures = "spacy.Tok2Vec.v2"
-
-[tok2vec.embed]
-@architectures = "spacy.MultiHashEmbed.v2"
-width = 128
-attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
-rows = [5000, 1000, 2500, 2500]
-include_static_vectors = false
-
-[tok2vec.encode]
-@architectures = "spacy.MaxoutWindowEncoder.v2"
-width = 128
-depth = 2
-window_size = 1
-maxout_pieces = 3
-"""
-
-# ``nlp.add_pipe("lal_parser")`` starts from the shipped English parser (``pretrained.py``);
-# ``UNTRAINED_PARSER_MODEL`` is the architecture a config trains from scratch.
-PRETRAINED_PARSER_MODEL = {
-    "@architectures": "spacy-lal.Pretrained.v1",
-    "pipeline": DEFAULT_PIPELINE,
-    "component": "lal_parser",
-}
-UNTRAINED_PARSER_MODEL = Config().from_str(
-    """
-[model]
-@architectures = "spacy-lal.LabelAttentionParser.v1"
-"""
-    + DEFAULT_TOK2VEC.replace("[tok2vec", "[model.tok2vec")
-)["model"]
-
-
-class Parses(NamedTuple):
-    """What ``predict`` returns: per unit, the decoded spans (k, 3) and heads/labels of words."""
-
-    units: List[Unit]
-    spans: List[Optional[numpy.ndarray]]
-    heads: List[Optional[numpy.ndarray]]
-    dep_labels: List[Optional[numpy.ndarray]]
 
 
 @Language.factory(
     "lal_parser",
     assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents", "token._.lal_tree"],
     default_config={
-        "model": PRETRAINED_PARSER_MODEL,
+        "model": pretrained_model("lal_parser"),
         "dependencies": True,
         "dependency_decoder": "eisner",
         "joint_weight": 1.0,
@@ -151,7 +94,6 @@ def make_lal_parser(
                 f"{parser.cfg['dependencies']}; give a model config of your own to train one "
                 f"with dependencies = {dependencies}."
             )
-        parser.set_decoder(dependency_decoder, joint_weight)
     return parser
 
 
@@ -159,7 +101,7 @@ def make_lal_parser(
     "lal_dependency_parser",
     assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents"],
     default_config={
-        "model": UNTRAINED_PARSER_MODEL,
+        "model": untrained_model("spacy-lal.LabelAttentionParser.v1"),
         "dependency_decoder": "mst",
         "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
     },
@@ -184,11 +126,11 @@ def make_lal_dependency_parser(
     )
 
 
-class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
+class LabelAttentionParser(UnitPipe):
     """A spaCy component around the label-attention parser model (``spacy_lal.nn.parser``).
 
-    Its torch layer is built once the labels are known (``initialize``, or the saved cfg when
-    loading: see ``BuildsTorchLayerOnLoad``)."""
+    Its torch layer (``parser_adapter.ParserAdapter``) is built once the labels are known
+    (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
     RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight")
 
@@ -207,11 +149,7 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
         if not (constituency or dependencies):
             raise ValueError(f"{name}: at least one of constituency and dependencies must be on")
         _check_decoder(name, dependency_decoder, constituency)
-        self.vocab = vocab
-        self.model = model
-        self.name = name
-        self.scorer = scorer
-        self.cfg: Dict = {
+        cfg = {
             "constituency": constituency,
             "dependencies": dependencies,
             "dependency_decoder": dependency_decoder,
@@ -219,8 +157,8 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
             "span_labels": [],
             "dep_labels": [],
             "root_label": None,
-            "nI": None,
         }
+        super().__init__(vocab, model, name, cfg, scorer=scorer)
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -247,24 +185,10 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
 
     # Initialization -------------------------------------------------------------------------
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[Dict] = None,
-    ) -> None:
-        """Read the label sets from the examples (or ``labels``) and build the model; a
-        pretrained model keeps its labels and weights (training then fine-tunes it)."""
-        validate_get_examples(get_examples, f"{self.name}.initialize")
-        if self.keeps_pretrained_weights():
-            return
-        if labels is None:
-            labels = self._read_labels(get_examples())
+    def _set_labels(self, labels: Dict) -> None:
         self.cfg["span_labels"] = list(labels.get("span_labels", []))
         self.cfg["dep_labels"] = list(labels.get("dep_labels", []))
         self.cfg["root_label"] = labels.get("root_label")
-        self._initialize_model(get_examples)
 
     def _read_labels(self, examples: Iterable[Example]) -> Dict:
         span_labels: Counter = Counter()
@@ -308,45 +232,19 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
 
         n_span = len(self.span_labels) + 1 if self.cfg["constituency"] else 0
         n_dep = len(self.dep_labels) if self.cfg["dependencies"] else 0
-        configure_parser_model(
-            self.model, n_span, n_dep, self.cfg["nI"], self.cfg["dependency_decoder"], self.cfg["joint_weight"]
-        )
+        configure_parser_model(self.model, n_span, n_dep, self.cfg["nI"])
 
     def set_decoder(self, dependency_decoder: str, joint_weight: Optional[float] = None) -> None:
         """Switch decoding on a trained parser: "eisner", "mst" or "joint" (see the factory)."""
-        from .parser_model import set_decoding
-
         _check_decoder(self.name, dependency_decoder, self.cfg["constituency"])
         self.cfg["dependency_decoder"] = dependency_decoder
         if joint_weight is not None:
             self.cfg["joint_weight"] = joint_weight
-        set_decoding(self.model, dependency_decoder, self.cfg["joint_weight"])
 
     # Training -------------------------------------------------------------------------------
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
-        """Learn from a batch: the joint loss of eq. 12, averaged over its sentences."""
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, f"{self.name}.update")
-        docs = [eg.x for eg in examples]
-        units = make_units(docs, self.max_length, [training_sentences(eg) for eg in examples])
-        if not units:
-            return losses
-        return self._learn(docs, units, self._targets(examples, units), drop=drop, sgd=sgd, losses=losses)
-
-    def _targets(self, examples: List[Example], units: List[Unit]) -> "ParserTargets":
-        from .parser_model import ParserTargets
-
+    def _training_batch(self, examples: List[Example], units: List[Unit]) -> ParserBatch:
+        """The gold trees as label charts and the gold heads and labels (``gold.py``)."""
         width = max(len(unit) for unit in units) + 1
         heads = numpy.full((len(units), width), -1, dtype="int64")
         labels = numpy.full((len(units), width), -1, dtype="int64")
@@ -367,48 +265,40 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
                 labels[b, 1 : len(unit) + 1] = unit_labels
         if unknown:
             logger.warning("%s: %d gold constituents with labels unseen at initialize were skipped", self.name, unknown)
-        return ParserTargets(charts, heads, labels)
+        return ParserBatch(ParserTargets(charts, heads, labels))
 
     # Prediction -----------------------------------------------------------------------------
 
-    def predict(self, docs: Iterable[Doc]) -> Parses:
-        docs = list(docs)
-        units = make_units(docs, self.max_length)
-        if not units:
-            return Parses([], [], [], [])
-        decoded = self.model.predict((docs, units, None))
-        dep_labels: List[Optional[numpy.ndarray]] = [None] * len(units)
-        if self.cfg["dependencies"]:
-            dep_labels = [self._pick_labels(h, s) for h, s in zip(decoded.heads, decoded.dep_scores)]
-        return Parses(units, decoded.spans, decoded.heads, dep_labels)
-
-    def _pick_labels(self, heads: numpy.ndarray, scores: numpy.ndarray) -> numpy.ndarray:
-        scores = scores.copy()
+    def _prediction_batch(self, docs: List[Doc], units: List[Unit], details: bool = False) -> ParserBatch:
         root = self.cfg["root_label"]
-        if root in self.dep_labels:
-            # The root label goes on root arcs, and only there.
-            root_id = self.dep_labels.index(root)
-            is_root = heads[1:] == 0
-            scores[is_root] = -numpy.inf
-            scores[is_root, root_id] = 0.0
-            scores[~is_root, root_id] = -numpy.inf
-        return scores.argmax(axis=1)
+        return ParserBatch(
+            dependency_decoder=self.cfg["dependency_decoder"],
+            joint_weight=self.cfg["joint_weight"],
+            root_label=self.dep_labels.index(root) if root in self.dep_labels else None,
+            details=details,
+        )
 
-    def set_annotations(self, docs: Iterable[Doc], parses: Parses) -> None:
+    def predict_with_details(self, docs: Iterable[Doc]) -> Predictions:
+        """``predict``, keeping per unit what the label attention computed
+        (``parser_adapter.UnitDetails``; read by ``spacy_lal.interpret``)."""
+        return self._predict(docs, details=True)
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: Predictions) -> None:
         docs = list(docs)
+        units, parses = predictions
         by_doc: Dict[int, List[int]] = {}
-        for b, unit in enumerate(parses.units):
+        for b, unit in enumerate(units):
             by_doc.setdefault(unit.doc_index, []).append(b)
         for doc_index, doc in enumerate(docs):
             rows = by_doc.get(doc_index, [])
             if self.cfg["constituency"]:
                 clear_trees(doc)
                 for b in rows:
-                    self._set_tree(doc, parses.units[b], parses.spans[b])
+                    self._set_tree(doc, units[b], parses.spans[b])
             if self.cfg["dependencies"] and rows:
                 self._set_dependencies(
                     doc,
-                    [parses.units[b] for b in rows],
+                    [units[b] for b in rows],
                     [parses.heads[b] for b in rows],
                     [parses.dep_labels[b] for b in rows],
                 )
@@ -461,7 +351,7 @@ class LabelAttentionParser(BuildsTorchLayerOnLoad, TrainablePipe):
 
 
 def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> None:
-    if dependency_decoder not in ("eisner", "mst", "joint"):
+    if dependency_decoder not in DEPENDENCY_DECODERS:
         raise ValueError(
             f"{name}: dependency_decoder must be 'eisner' (projective), 'mst' (non-projective) "
             f"or 'joint' (with the tree), got {dependency_decoder!r}"

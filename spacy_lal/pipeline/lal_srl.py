@@ -36,58 +36,32 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Op
 
 import numpy
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc, Token
-from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.training import Example
 from spacy.util import registry
 from spacy.vocab import Vocab
-from thinc.api import Config, Model, Optimizer
+from thinc.api import Model
 
 from ..extensions import clear_frames, set_frames
-from ..pretrained import DEFAULT_PIPELINE
 from ..scoring.ud import PRF
 from ..srl import FrameData
-from .gold import same_tokens, training_sentences
-from .lal_parser import DEFAULT_TOK2VEC
-from .torch_bridge import BuildsTorchLayerOnLoad
-from .units import Unit, make_units
+from .base import Predictions, UnitPipe, pretrained_model, untrained_model
+from .gold import same_tokens
+from .srl_adapter import DECODERS, IGNORE, SrlBatch, SrlTargets
+from .units import Unit
 
 logger = logging.getLogger("spacy_lal")
 
 # user_data key: the Doc's predicates were given (``mark_predicates``), even if there are none.
 PREDICATES_GIVEN = "spacy_lal.predicates_given"
-IGNORE = -100  # target id the torch losses skip (also in srl_model.py, which imports torch)
 PREDICATE_MODES = ("gold", "predicted", "pos")
-DECODERS = ("argmax", "viterbi")
-
-# As for lal_parser: the shipped English labeller by default, from scratch with this one.
-PRETRAINED_SRL_MODEL = {
-    "@architectures": "spacy-lal.Pretrained.v1",
-    "pipeline": DEFAULT_PIPELINE,
-    "component": "lal_srl",
-}
-UNTRAINED_SRL_MODEL = Config().from_str(
-    """
-[model]
-@architectures = "spacy-lal.SemanticRoleLabeler.v1"
-"""
-    + DEFAULT_TOK2VEC.replace("[tok2vec", "[model.tok2vec")
-)["model"]
-
-
-class SrlPredictions(NamedTuple):
-    """What ``predict`` returns: the units and, per row, unit index, predicate word position,
-    BIO label ids of the unit's words and sense class (or None)."""
-
-    units: List[Unit]
-    rows: List[Tuple[int, int, List[int], Optional[int]]]
 
 
 @Language.factory(
     "lal_srl",
     assigns=["token._.lal_frame"],
     default_config={
-        "model": PRETRAINED_SRL_MODEL,
+        "model": pretrained_model("lal_srl"),
         "predicates": "gold",
         "decoder": "argmax",
         "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
@@ -114,7 +88,7 @@ def make_lal_srl(
     return srl
 
 
-class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
+class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
 
     RUNTIME_SETTINGS = ("predicates", "decoder")
@@ -133,18 +107,8 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
             raise ValueError(f"{name}: predicates must be one of {PREDICATE_MODES}, got {predicates!r}")
         if decoder not in DECODERS:
             raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")
-        self.vocab = vocab
-        self.model = model
-        self.name = name
-        self.scorer = scorer
-        self.cfg: Dict[str, Any] = {
-            "predicates": predicates,
-            "decoder": decoder,
-            "labels": [],
-            "senses": [],
-            "sense_lemmas": {},
-            "nI": None,
-        }
+        cfg = {"predicates": predicates, "decoder": decoder, "labels": [], "senses": [], "sense_lemmas": {}}
+        super().__init__(vocab, model, name, cfg, scorer=scorer)
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -168,25 +132,10 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
 
     # Initialization -------------------------------------------------------------------------
 
-    def initialize(
-        self,
-        get_examples: Callable[[], Iterable[Example]],
-        *,
-        nlp: Optional[Language] = None,
-        labels: Optional[Dict[str, Any]] = None,
-    ) -> None:
-        """Read the labels, senses and roleset lemma table from the examples (or ``labels``,
-        as ``label_data`` gives them) and build the model; a pretrained model keeps its labels
-        and weights (training then fine-tunes it)."""
-        validate_get_examples(get_examples, f"{self.name}.initialize")
-        if self.keeps_pretrained_weights():
-            return
-        if labels is None:
-            labels = self._read_labels(get_examples())
+    def _set_labels(self, labels: Dict[str, Any]) -> None:
         self.cfg["labels"] = list(labels["labels"])
         self.cfg["senses"] = list(labels.get("senses", []))
         self.cfg["sense_lemmas"] = dict(labels.get("sense_lemmas", {}))
-        self._initialize_model(get_examples)
 
     def _read_labels(self, examples: Iterable[Example]) -> Dict[str, Any]:
         roles = {"V"}
@@ -231,35 +180,13 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
 
     # Training -------------------------------------------------------------------------------
 
-    def update(
-        self,
-        examples: Iterable[Example],
-        *,
-        drop: float = 0.0,
-        sgd: Optional[Optimizer] = None,
-        losses: Optional[Dict[str, float]] = None,
-    ) -> Dict[str, float]:
-        """Learn from a batch with gold predicates: role, predicate and sense losses summed."""
-        from .srl_model import SrlBatch
-
-        if losses is None:
-            losses = {}
-        losses.setdefault(self.name, 0.0)
-        examples = list(examples)
-        validate_examples(examples, f"{self.name}.update")
+    def _training_examples(self, examples: List[Example]) -> List[Example]:
         # A span of gold tokens has no exact counterpart in other tokens: learn from the
-        # Examples whose predicted tokens are the gold tokens.
-        examples = [eg for eg in examples if same_tokens(eg)]
-        docs = [eg.x for eg in examples]
-        units = make_units(docs, self.max_length, [training_sentences(eg) for eg in examples])
-        if not units:
-            return losses
-        predicates, targets = self._targets(examples, units)
-        return self._learn(docs, units, SrlBatch(predicates, targets=targets), drop=drop, sgd=sgd, losses=losses)
+        # Examples whose predicted tokens are the gold tokens. Predicates are always gold.
+        return [eg for eg in examples if same_tokens(eg)]
 
-    def _targets(self, examples: List[Example], units: List[Unit]) -> Tuple[List[List[int]], Any]:
-        from .srl_model import SrlTargets
-
+    def _training_batch(self, examples: List[Example], units: List[Unit]) -> SrlBatch:
+        """The gold predicates of each unit, and their BIO roles, flags and sense classes."""
         label_ids = {label: i for i, label in enumerate(self.labels)}
         sense_ids = {sense: i for i, sense in enumerate(self.senses)}
         frames = [{frame.predicate.i: frame.data for frame in eg.reference._.srl} for eg in examples]
@@ -287,21 +214,12 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
         if unknown:
             logger.warning("%s: %d gold arguments with roles unseen at initialize were skipped", self.name, unknown)
         role_array = numpy.stack(roles) if roles else numpy.zeros((0, width), dtype="int64")
-        return predicates, SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64"))
+        return SrlBatch(predicates, targets=SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64")))
 
     # Prediction -----------------------------------------------------------------------------
 
-    def predict(self, docs: Iterable[Doc]) -> SrlPredictions:
-        from .srl_model import SrlBatch
-
-        docs = list(docs)
-        units = make_units(docs, self.max_length)
-        if not units:
-            return SrlPredictions([], [])
-        predicates = self._unit_predicates(docs, units)
-        decoded = self.model.predict((docs, units, SrlBatch(predicates, decoder=self.cfg["decoder"])))
-        rows = list(zip(decoded.units, decoded.positions, decoded.tags, decoded.senses))
-        return SrlPredictions(units, rows)
+    def _prediction_batch(self, docs: List[Doc], units: List[Unit]) -> SrlBatch:
+        return SrlBatch(self._unit_predicates(docs, units), decoder=self.cfg["decoder"])
 
     def _unit_predicates(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[int]]]:
         """Per unit, the word positions of its predicates, or None for the identification head."""
@@ -323,11 +241,13 @@ class SemanticRoleLabeler(BuildsTorchLayerOnLoad, TrainablePipe):
             for unit in units
         ]
 
-    def set_annotations(self, docs: Iterable[Doc], predictions: SrlPredictions) -> None:
+    def set_annotations(self, docs: Iterable[Doc], predictions: Predictions) -> None:
         docs = list(docs)
+        units, decoded = predictions
         frames: List[List[FrameData]] = [[] for _ in docs]
-        for u, position, tags, sense in predictions.rows:
-            unit = predictions.units[u]
+        rows = [] if decoded is None else zip(decoded.units, decoded.positions, decoded.tags, decoded.senses)
+        for u, position, tags, sense in rows:
+            unit = units[u]
             doc = docs[unit.doc_index]
             frames[unit.doc_index].append(self._frame(doc, unit, position, tags, sense))
         for doc, doc_frames in zip(docs, frames):

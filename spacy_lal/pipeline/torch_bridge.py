@@ -1,22 +1,25 @@
 """Between spaCy's per-Doc token vectors and the padded per-sentence tensors of the torch models.
 
 Shared by the parser and SRL architectures: gather the rows of each unit (sentence) from the
-per-Doc tok2vec output into one zero-padded batch, and scatter gradients back; and the
-forward/init/output-conversion functions of a tok2vec + torch-layer architecture.
+per-Doc tok2vec output into one zero-padded batch, and scatter gradients back; convert between
+Thinc and torch; and the forward/init of a tok2vec + torch-layer architecture, whose torch layer
+(an adapter ``nn.Module``, ``parser_adapter.py`` / ``srl_adapter.py``) is reached by the Thinc ref
+``TORCH_LAYER`` and :func:`torch_module`.
 """
-import logging
 import os
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
-import srsly
-from spacy import util
 from spacy.tokens import Doc
-from thinc.api import ArgsKwargs, Model, set_dropout_rate, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints1d
 
-from .units import Unit, make_units
+from .units import Unit, length_sorted_chunks
 
-logger = logging.getLogger("spacy_lal")
+if TYPE_CHECKING:
+    import torch
+
+# The Thinc ref naming the torch layer of a unit-based model (``model.layers[1]`` once built).
+TORCH_LAYER = "torch_layer"
 
 
 def _single_threaded_after_fork() -> None:
@@ -73,30 +76,69 @@ def convert_padded_inputs(model: Model, X: Tuple, is_train: bool):
 
 
 # The architecture pattern shared by the unit-based models: ``model.layers = [tok2vec, torch
-# layer]``, input ``(docs, units, extra)``; the torch layer gets ``(padded, lengths, extra)`` and
-# returns a scalar loss tensor in training (``extra`` holds targets) or a decoded Python object.
+# layer]``, input ``(docs, units, batch)``; the torch layer gets ``(padded, lengths, batch)`` and
+# returns a scalar loss tensor in training (the batch holds targets) or decoded structures.
 
 
 def init_tok2vec(model: Model, X: Optional[Tuple] = None, Y: Any = None) -> None:
     """``init`` of a unit-based model: only the tok2vec is initialized here; the torch layer is
-    built later, once the component knows its labels."""
+    built later, once the component knows its labels (:func:`set_torch_layer`)."""
     model.layers[0].initialize(X=None if X is None else X[0])
 
 
+def set_torch_layer(model: Model, module: "torch.nn.Module", nI: int) -> None:
+    """Wrap ``module`` for Thinc and make it the model's torch layer (replacing an earlier one)."""
+    wrapper = PyTorchWrapper_v3(module, convert_inputs=convert_padded_inputs, convert_outputs=convert_loss_outputs)
+    model.set_dim("nI", nI, force=True)
+    model._layers = [model.layers[0], wrapper]
+    model.set_ref(TORCH_LAYER, wrapper)
+
+
+def torch_module(model: Model) -> Optional["torch.nn.Module"]:
+    """The torch adapter module of a unit-based model, or None before it is built."""
+    if not model.has_ref(TORCH_LAYER) or model.get_ref(TORCH_LAYER) is None:
+        return None
+    return model.get_ref(TORCH_LAYER).shims[0]._model
+
+
 def forward_units(model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_train: bool):
-    """tok2vec over the Docs, then the torch layer over the padded units (see above)."""
-    docs, units, extra = X
-    if len(model.layers) < 2:
+    """tok2vec over the Docs, then the torch layer over the padded units.
+
+    With ``model.attrs["max_chart_cells"]`` (the parser), the units run in length-sorted chunks
+    so that padding stays small and a chunk's chart (units x (length+1)^2 x labels) stays within
+    that many cells; the batch must then offer ``select(rows, width)`` and the decoded output
+    ``merge(parts, chunks, n_units)``. Chunk losses (means over their units) are weighted into a
+    mean over all units.
+    """
+    docs, units, batch = X
+    if torch_module(model) is None:
         raise ValueError(f"the {model.name} model has no labels yet: initialize the component first")
     tok2vec, torch_layer = model.layers
     vectors, bp_vectors = tok2vec(docs, is_train)
-    padded, lengths, bp_padded = pad_units(model.ops, vectors, units)
-    output, bp_torch = torch_layer((padded, lengths, extra), is_train)
+    max_cells = model.attrs.get("max_chart_cells")
+    if not max_cells:
+        padded, lengths, bp_padded = pad_units(model.ops, vectors, units)
+        output, bp_torch = torch_layer((padded, lengths, batch), is_train)
+        return output, lambda d_output: bp_vectors(bp_padded(bp_torch(d_output)[0]))
+    chunks = length_sorted_chunks(units, max_cells)
+    results = []
+    for chunk in chunks:
+        padded, lengths, bp_padded = pad_units(model.ops, vectors, [units[b] for b in chunk])
+        output, bp_torch = torch_layer((padded, lengths, batch.select(chunk, int(lengths.max()) + 1)), is_train)
+        results.append((output, bp_torch, bp_padded))
+    if not isinstance(results[0][0], float):  # decoded structures, not a loss
+        return type(results[0][0]).merge([r[0] for r in results], chunks, len(units)), lambda d: None
+    weights = [len(chunk) / len(units) for chunk in chunks]
+    loss = sum(w * output for w, (output, _, _) in zip(weights, results))
 
-    def backprop(d_output) -> List[Doc]:
-        return bp_vectors(bp_padded(bp_torch(d_output)[0]))
+    def backprop(d_loss) -> List[Doc]:
+        d_vectors = None
+        for w, (_, bp_torch, bp_padded) in zip(weights, results):
+            d_chunk = bp_padded(bp_torch(d_loss * w)[0])
+            d_vectors = d_chunk if d_vectors is None else [a + b for a, b in zip(d_vectors, d_chunk)]
+        return bp_vectors(d_vectors)
 
-    return output, backprop
+    return loss, backprop
 
 
 def convert_loss_outputs(model: Model, X_Ytorch, is_train: bool):
@@ -114,101 +156,3 @@ def convert_loss_outputs(model: Model, X_Ytorch, is_train: bool):
         return ArgsKwargs(args=([loss],), kwargs={"grad_tensors": [d]})
 
     return float(loss.detach()), backprop
-
-
-class BuildsTorchLayerOnLoad:
-    """Mixin for a ``TrainablePipe`` whose torch layer's shape depends on its cfg (label
-    counts): ``from_bytes``/``from_disk`` read the saved cfg, call ``_build_torch_model()``,
-    then load the weights into the freshly built layer. A component whose model comes from
-    ``spacy-lal.Pretrained.v1`` takes its cfg from the trained component instead."""
-
-    # cfg keys set by the factory from the pipeline config that only steer prediction (decoders,
-    # where predicates come from): on load the config's values win over the saved cfg's, so
-    # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
-    RUNTIME_SETTINGS: Tuple[str, ...] = ()
-
-    def _load_cfg(self, saved: Dict[str, Any]) -> None:
-        settings = {key: self.cfg[key] for key in self.RUNTIME_SETTINGS}
-        self.cfg.update(saved)
-        self.cfg.update(settings)
-
-    @property
-    def max_length(self) -> int:
-        """The longest sentence, in words, the model reads in one piece (see ``units.py``)."""
-        return int(self.model.attrs["max_length"])
-
-    def add_label(self, label: str) -> int:
-        raise NotImplementedError(
-            f"{self.name}: labels are read from the training data by initialize(), or given "
-            f"there as labels={{...}} with the keys of `label_data`: {sorted(self.label_data)}"
-        )
-
-    def _learn(self, docs: List[Doc], units: List[Unit], batch: Any, *, drop: float, sgd: Optional[Any],
-               losses: Dict[str, float]) -> Dict[str, float]:
-        """One training step on a prepared batch: the model returns the loss itself, as a float,
-        and its backprop takes the loss's gradient."""
-        set_dropout_rate(self.model, drop)
-        loss, backprop = self.model.begin_update((docs, units, batch))
-        backprop(1.0)
-        if sgd is not None:
-            self.finish_update(sgd)
-        losses[self.name] += loss
-        return losses
-
-    def get_loss(self, examples, scores):
-        raise NotImplementedError(f"{self.name} computes its loss inside update(), in its torch model")
-
-    def _initialize_model(self, get_examples: Callable[[], Any]) -> None:
-        """Initialize the tok2vec on a sample of the examples, then build the torch layer for
-        the labels already in ``cfg``: its input width is the tok2vec's output width."""
-        sample = [eg.x for _, eg in zip(range(10), get_examples())]
-        self.model.initialize(X=(sample, make_units(sample, self.max_length), None))
-        self.cfg["nI"] = self.model.layers[0].get_dim("nO")
-        self._build_torch_model()
-
-    def adopt_pretrained(self, factory: str, settings: Dict[str, Any]) -> bool:
-        """Take labels and shapes from a pretrained model, keeping ``settings`` (the factory's
-        own arguments); returns whether the model is pretrained."""
-        from ..pretrained import adopt_pretrained
-
-        return adopt_pretrained(self.name, factory, self.model, self.cfg, settings)
-
-    def keeps_pretrained_weights(self) -> bool:
-        """Whether ``initialize`` must leave the model alone: its weights are pretrained."""
-        from ..pretrained import PRETRAINED_ATTR
-
-        info = self.model.attrs.get(PRETRAINED_ATTR)
-        if info is not None:
-            logger.info(
-                "%s: keeping the pretrained weights of %s (%r); training fine-tunes them. "
-                "Give the component a model config of its own to train from scratch.",
-                self.name, info["component"], info["pipeline"],
-            )
-        return info is not None
-
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()):
-        def load_model(data: bytes) -> None:
-            self._build_torch_model()
-            self.model.from_bytes(data)
-
-        deserialize = {
-            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
-            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
-            "model": load_model,
-        }
-        util.from_bytes(bytes_data, deserialize, exclude)
-        return self
-
-    def from_disk(self, path, *, exclude=tuple()):
-        def load_model(p) -> None:
-            self._build_torch_model()
-            with open(p, "rb") as file_:
-                self.model.from_bytes(file_.read())
-
-        deserialize = {
-            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
-            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
-            "model": load_model,
-        }
-        util.from_disk(path, deserialize, exclude)
-        return self

@@ -55,9 +55,9 @@ Scorer = Callable[..., Dict[str, Any]]
 
 def _sentence_trees(doc: Doc) -> List[Tuple[int, Any]]:
     """``(first token index, tree)`` of each parsed sentence, in order."""
-    from ..extensions import TREE_ATTR
+    from ..extensions import stored_trees
 
-    starts = [token.i for token in doc if token._.get(TREE_ATTR) is not None]
+    starts = [start for start, _, _ in stored_trees(doc)]
     trees = doc._.trees
     if len(starts) != len(trees):
         raise ValueError(f"{len(trees)} trees but {len(starts)} stored tree regions in a Doc")

@@ -1,0 +1,251 @@
+"""What ``lal_parser`` and ``lal_srl`` share: one skeleton for a trainable component whose model
+is ``[tok2vec, torch layer]`` over units (sentences, ``units.py``).
+
+:class:`UnitPipe` owns serialization (the torch layer is rebuilt from the saved cfg before the
+weights load), pretrained adoption (``spacy-lal.Pretrained.v1``), the ``initialize`` / ``update``
+/ ``predict`` skeleton and the one training step. A component subclass supplies only what is its
+own: reading and storing labels, building its torch layer, the batch it passes to the model
+(targets in training, decoding settings otherwise) and ``set_annotations``.
+"""
+import logging
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+import srsly
+from spacy import util
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples, validate_get_examples
+from spacy.vocab import Vocab
+from thinc.api import Config, Model, Optimizer, set_dropout_rate
+
+from ..pretrained import DEFAULT_PIPELINE, PRETRAINED_ATTR, adopt_pretrained
+from .gold import training_sentences
+from .torch_bridge import torch_module
+from .units import Unit, make_units
+
+logger = logging.getLogger("spacy_lal")
+
+DEFAULT_TOK2VEC = """
+[tok2vec]
+@architectures = "spacy.Tok2Vec.v2"
+
+[tok2vec.embed]
+@architectures = "spacy.MultiHashEmbed.v2"
+width = 128
+attrs = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
+rows = [5000, 1000, 2500, 2500]
+include_static_vectors = false
+
+[tok2vec.encode]
+@architectures = "spacy.MaxoutWindowEncoder.v2"
+width = 128
+depth = 2
+window_size = 1
+maxout_pieces = 3
+"""
+
+
+def pretrained_model(component: str) -> Dict[str, str]:
+    """A factory's default ``model``: the shipped English ``component`` (``pretrained.py``), so
+    ``nlp.add_pipe(component)`` starts from trained weights, as benepar users expect."""
+    return {"@architectures": "spacy-lal.Pretrained.v1", "pipeline": DEFAULT_PIPELINE, "component": component}
+
+
+def untrained_model(architecture: str) -> Config:
+    """``architecture`` over the default tok2vec, with the architecture's own defaults: the
+    model config that trains from scratch."""
+    text = f'[model]\n@architectures = "{architecture}"\n' + DEFAULT_TOK2VEC.replace("[tok2vec", "[model.tok2vec")
+    return Config().from_str(text)["model"]
+
+
+class Predictions(NamedTuple):
+    """What ``predict`` returns: the units and what the model decoded for them (None when the
+    Docs have no words)."""
+
+    units: List[Unit]
+    decoded: Any
+
+
+class UnitPipe(TrainablePipe):
+    """A ``TrainablePipe`` whose model is ``[tok2vec, torch layer]`` over units.
+
+    The torch layer's shape depends on the labels, so it is built by :meth:`_build_torch_model`
+    in ``initialize`` and, on loading, from the saved cfg before the weights are read.
+    """
+
+    # cfg keys set by the factory from the pipeline config that only steer prediction (decoders,
+    # where predicates come from): on load the config's values win over the saved cfg's, so
+    # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
+    RUNTIME_SETTINGS: Tuple[str, ...] = ()
+
+    def __init__(
+        self, vocab: Vocab, model: Model, name: str, cfg: Dict[str, Any], *, scorer: Optional[Callable] = None
+    ) -> None:
+        self.vocab = vocab
+        self.model = model
+        self.name = name
+        self.scorer = scorer
+        self.cfg: Dict[str, Any] = {**cfg, "nI": None}
+
+    # What a component supplies ------------------------------------------------------------------
+
+    @property
+    def label_data(self) -> Dict[str, Any]:
+        raise NotImplementedError
+
+    def _read_labels(self, examples: Iterable[Example]) -> Dict[str, Any]:
+        """The label sets of the training data, in ``label_data``'s layout."""
+        raise NotImplementedError
+
+    def _set_labels(self, labels: Dict[str, Any]) -> None:
+        """Store label sets given in ``label_data``'s layout in ``cfg``."""
+        raise NotImplementedError
+
+    def _build_torch_model(self) -> None:
+        """Build the torch layer for the labels and input width in ``cfg``."""
+        raise NotImplementedError
+
+    def _training_batch(self, examples: List[Example], units: List[Unit]) -> Any:
+        """What the model needs besides the units to compute the loss: the targets."""
+        raise NotImplementedError
+
+    def _prediction_batch(self, docs: List[Doc], units: List[Unit], **options: Any) -> Any:
+        """What the model needs besides the units to decode: the component's settings (and
+        the ``options`` of :meth:`_predict`)."""
+        raise NotImplementedError
+
+    def _training_examples(self, examples: List[Example]) -> List[Example]:
+        """The Examples ``update`` learns from (all by default)."""
+        return examples
+
+    # The skeleton -------------------------------------------------------------------------------
+
+    @property
+    def max_length(self) -> int:
+        """The longest sentence, in words, the model reads in one piece (see ``units.py``)."""
+        return int(self.model.attrs["max_length"])
+
+    @property
+    def torch_module(self) -> Any:
+        """The built torch adapter (``parser_adapter.ParserAdapter``, ``srl_adapter.SrlAdapter``),
+        or None before ``initialize``."""
+        return torch_module(self.model)
+
+    def add_label(self, label: str) -> int:
+        raise NotImplementedError(
+            f"{self.name}: labels are read from the training data by initialize(), or given "
+            f"there as labels={{...}} with the keys of `label_data`: {sorted(self.label_data)}"
+        )
+
+    def initialize(
+        self,
+        get_examples: Callable[[], Iterable[Example]],
+        *,
+        nlp: Optional[Language] = None,
+        labels: Optional[Dict[str, Any]] = None,
+    ) -> None:
+        """Read the label sets from the examples (or ``labels``, as ``label_data`` gives them)
+        and build the model; a pretrained model keeps its labels and weights (training then
+        fine-tunes it)."""
+        validate_get_examples(get_examples, f"{self.name}.initialize")
+        if self.keeps_pretrained_weights():
+            return
+        self._set_labels(self._read_labels(get_examples()) if labels is None else labels)
+        # The tok2vec is initialized on a sample; the torch layer's input width is its output's.
+        sample = [eg.x for _, eg in zip(range(10), get_examples())]
+        self.model.initialize(X=(sample, make_units(sample, self.max_length), None))
+        self.cfg["nI"] = self.model.layers[0].get_dim("nO")
+        self._build_torch_model()
+
+    def update(
+        self,
+        examples: Iterable[Example],
+        *,
+        drop: float = 0.0,
+        sgd: Optional[Optimizer] = None,
+        losses: Optional[Dict[str, float]] = None,
+    ) -> Dict[str, float]:
+        """One training step: the model returns the loss itself, as a float, and its backprop
+        takes the loss's gradient (the losses live in torch, ``spacy_lal.nn``)."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        examples = list(examples)
+        validate_examples(examples, f"{self.name}.update")
+        examples = self._training_examples(examples)
+        docs = [eg.x for eg in examples]
+        units = make_units(docs, self.max_length, [training_sentences(eg) for eg in examples])
+        if not units:
+            return losses
+        set_dropout_rate(self.model, drop)
+        loss, backprop = self.model.begin_update((docs, units, self._training_batch(examples, units)))
+        backprop(1.0)
+        if sgd is not None:
+            self.finish_update(sgd)
+        losses[self.name] += loss
+        return losses
+
+    def get_loss(self, examples, scores):
+        raise NotImplementedError(f"{self.name} computes its loss inside update(), in its torch model")
+
+    def predict(self, docs: Iterable[Doc]) -> Predictions:
+        return self._predict(docs)
+
+    def _predict(self, docs: Iterable[Doc], **options: Any) -> Predictions:
+        docs = list(docs)
+        units = make_units(docs, self.max_length)
+        if not units:
+            return Predictions(units, None)
+        return Predictions(units, self.model.predict((docs, units, self._prediction_batch(docs, units, **options))))
+
+    # Pretrained weights -------------------------------------------------------------------------
+
+    def adopt_pretrained(self, factory: str, settings: Dict[str, Any]) -> bool:
+        """Take labels and shapes from a pretrained model, keeping ``settings`` (the factory's
+        own arguments); returns whether the model is pretrained."""
+        return adopt_pretrained(self.name, factory, self.model, self.cfg, settings)
+
+    def keeps_pretrained_weights(self) -> bool:
+        """Whether ``initialize`` must leave the model alone: its weights are pretrained."""
+        info = self.model.attrs.get(PRETRAINED_ATTR)
+        if info is not None:
+            logger.info(
+                "%s: keeping the pretrained weights of %s (%r); training fine-tunes them. "
+                "Give the component a model config of its own to train from scratch.",
+                self.name, info["component"], info["pipeline"],
+            )
+        return info is not None
+
+    # Serialization ------------------------------------------------------------------------------
+
+    def _load_cfg(self, saved: Dict[str, Any]) -> None:
+        settings = {key: self.cfg[key] for key in self.RUNTIME_SETTINGS}
+        self.cfg.update(saved)
+        self.cfg.update(settings)
+
+    def _load_model(self, data: bytes) -> None:
+        self._build_torch_model()
+        self.model.from_bytes(data)
+
+    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "UnitPipe":
+        deserialize = {
+            "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
+            "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
+            "model": self._load_model,
+        }
+        util.from_bytes(bytes_data, deserialize, exclude)
+        return self
+
+    def from_disk(self, path, *, exclude=tuple()) -> "UnitPipe":
+        def load_model(p) -> None:
+            with open(p, "rb") as file_:
+                self._load_model(file_.read())
+
+        deserialize = {
+            "cfg": lambda p: self._load_cfg(srsly.read_json(p)),
+            "vocab": lambda p: self.vocab.from_disk(p, exclude=exclude),
+            "model": load_model,
+        }
+        util.from_disk(path, deserialize, exclude)
+        return self

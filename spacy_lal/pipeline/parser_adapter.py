@@ -1,0 +1,193 @@
+"""The parser's torch layer: runs ``LabelAttentionParserModel`` for spaCy, and is where the
+parser decodes.
+
+Training: the forward pass scores the batch, runs the loss-augmented CKY that the hinge loss
+needs (eq. 9, on the detached chart) and returns the joint loss of eq. 12 computed by
+``LabelAttentionParserModel.loss``. Keeping the losses in torch avoids copying charts of
+``(sentences, n+1, n+1, labels)`` gradients between frameworks.
+
+Prediction (:meth:`ParserAdapter.decode`): CKY for the tree and Eisner / Chu-Liu-Edmonds for the
+dependencies, or both at once with the joint decoder (``spacy_lal.decode``), then the
+dependency labels on the decoded arcs (the root label on the root arc only).
+"""
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import numpy
+import torch
+
+from ..decode import chu_liu_edmonds_batch, cky_batch, eisner_batch, joint_batch
+from ..nn.parser import LabelAttentionParserModel, ParserOutput
+from ..nn.span import fencepost_vectors
+
+DEPENDENCY_DECODERS = ("eisner", "mst", "joint")
+
+
+@dataclass
+class ParserTargets:
+    """Gold structures for a batch of units (see ``gold.py``)."""
+
+    charts: List[Optional[numpy.ndarray]]  # (n+1, n+1) int32 label charts; None = no tree loss
+    heads: numpy.ndarray  # (B, T+1) int64; 0 = root, -1 = unknown, [:, 0] unused
+    labels: numpy.ndarray  # (B, T+1) int64; -1 = unknown
+
+
+@dataclass
+class ParserBatch:
+    """What the component passes along with the units: targets in training; otherwise how to
+    decode (the component's settings) and whether to keep what ``spacy_lal.interpret`` reads."""
+
+    targets: Optional[ParserTargets] = None
+    dependency_decoder: str = "eisner"
+    joint_weight: float = 1.0
+    root_label: Optional[int] = None  # dependency label id reserved for root arcs
+    details: bool = False
+
+    def select(self, rows: Sequence[int], width: int) -> "ParserBatch":
+        """The batch of ``rows`` (a length-sorted chunk), targets padded to ``width``."""
+        if self.targets is None:
+            return self
+        targets = ParserTargets(
+            [self.targets.charts[b] for b in rows], self.targets.heads[rows, :width], self.targets.labels[rows, :width]
+        )
+        return ParserBatch(targets, self.dependency_decoder, self.joint_weight, self.root_label, self.details)
+
+
+@dataclass
+class UnitDetails:
+    """What the label attention computed for one unit of n words (``spacy_lal.interpret``)."""
+
+    attention: numpy.ndarray  # (H, n+2) head-to-word attention over [start, words, stop]
+    fences: numpy.ndarray  # (n+1, d) fencepost vectors of the heads' outputs (eq. 5)
+    chart: Optional[numpy.ndarray]  # (n+1, n+1, L) span label scores; None without a tree head
+
+
+@dataclass
+class DecodedParses:
+    """Per unit: spans (2n-1, 3) pre-order (start, end, label), heads (n+1,) with heads[0] = -1,
+    dependency label ids (n,), and the details when asked for."""
+
+    spans: List[Optional[numpy.ndarray]]
+    heads: List[Optional[numpy.ndarray]]
+    dep_labels: List[Optional[numpy.ndarray]]
+    details: List[Optional[UnitDetails]]
+
+    @classmethod
+    def merge(cls, parts: Sequence["DecodedParses"], chunks: Sequence[Sequence[int]], n: int) -> "DecodedParses":
+        """Put the decoded chunks back in unit order."""
+        merged = cls([None] * n, [None] * n, [None] * n, [None] * n)
+        for part, chunk in zip(parts, chunks):
+            for k, b in enumerate(chunk):
+                merged.spans[b] = part.spans[k]
+                merged.heads[b] = part.heads[k]
+                merged.dep_labels[b] = part.dep_labels[k]
+                merged.details[b] = part.details[k]
+        return merged
+
+
+class ParserAdapter(torch.nn.Module):
+    """Runs ``LabelAttentionParserModel`` for spaCy: the loss in training, decoding otherwise."""
+
+    def __init__(self, parser: LabelAttentionParserModel) -> None:
+        super().__init__()
+        self.parser = parser
+
+    def forward(self, padded: torch.Tensor, lengths: torch.Tensor, batch: ParserBatch):
+        output = self.parser(padded, lengths, return_attention=batch.details)
+        if batch.targets is None:
+            return self.decode(output, batch)
+        return self.loss(output, batch.targets)
+
+    def loss(self, output: ParserOutput, targets: ParserTargets) -> torch.Tensor:
+        """Eq. 12 for the batch; the hinge loss's loss-augmented trees come from CKY."""
+        device = output.chart.device
+        gold_spans = pred_spans = None
+        costs = torch.zeros(len(targets.charts), device=device)
+        rows = [b for b, gold in enumerate(targets.charts) if gold is not None]
+        if self.parser.span_scorer is not None and rows:
+            lengths = output.lengths.tolist()
+            chart = output.chart.detach().float().cpu().numpy()
+            subcharts = [numpy.ascontiguousarray(chart[b, : lengths[b] + 1, : lengths[b] + 1]) for b in rows]
+            golds = [targets.charts[b] for b in rows]
+            gold_rows, pred_rows = [], []
+            cost_values = numpy.zeros(len(lengths), dtype="float32")
+            for b, gold, result in zip(rows, golds, cky_batch(subcharts, golds)):
+                cost_values[b] = result.cost
+                keep = result.spans[result.spans[:, 2] != 0]
+                pred_rows.append(numpy.column_stack([numpy.full(len(keep), b), keep]))
+                i, j = numpy.nonzero(gold)
+                gold_rows.append(numpy.column_stack([numpy.full(len(i), b), i, j, gold[i, j]]))
+            gold_spans = torch.as_tensor(numpy.concatenate(gold_rows), dtype=torch.long, device=device)
+            pred_spans = torch.as_tensor(numpy.concatenate(pred_rows), dtype=torch.long, device=device)
+            costs = torch.as_tensor(cost_values, device=device)
+        has_arcs = self.parser.arc_scorer is not None
+        total, _ = self.parser.loss(
+            output,
+            gold_spans,
+            pred_spans,
+            costs,
+            gold_heads=torch.as_tensor(targets.heads, device=device) if has_arcs else None,
+            gold_dep_labels=torch.as_tensor(targets.labels, device=device) if has_arcs else None,
+        )
+        return total
+
+    def decode(self, output: ParserOutput, batch: ParserBatch) -> DecodedParses:
+        """Trees and dependencies of the batch, as ``batch`` says to decode them."""
+        if batch.dependency_decoder not in DEPENDENCY_DECODERS:
+            raise ValueError(f"dependency_decoder must be one of {DEPENDENCY_DECODERS}, got {batch.dependency_decoder!r}")
+        lengths = output.lengths.tolist()
+        n_units = len(lengths)
+        spans: List[Optional[numpy.ndarray]] = [None] * n_units
+        heads: List[Optional[numpy.ndarray]] = [None] * n_units
+        labels: List[Optional[numpy.ndarray]] = [None] * n_units
+        charts = arcs = None
+        if self.parser.span_scorer is not None:
+            chart = output.chart.float().cpu().numpy()
+            charts = [numpy.ascontiguousarray(chart[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)]
+        if self.parser.arc_scorer is not None:
+            arc_scores = output.arc_scores.float().cpu().numpy()
+            arcs = [numpy.ascontiguousarray(arc_scores[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)]
+        if batch.dependency_decoder == "joint" and charts is not None and arcs is not None:
+            results = joint_batch(charts, arcs, batch.joint_weight)
+            spans = [result.spans for result in results]
+            heads = [result.heads for result in results]
+        else:
+            if charts is not None:
+                spans = [result.spans for result in cky_batch(charts)]
+            if arcs is not None:
+                decode = chu_liu_edmonds_batch if batch.dependency_decoder == "mst" else eisner_batch
+                heads = decode(arcs)
+        if self.parser.dep_label_scorer is not None:
+            padded_heads = numpy.zeros((n_units, output.arc_scores.shape[1]), dtype="int64")
+            for b, h in enumerate(heads):
+                padded_heads[b, 1 : len(h)] = h[1:]
+            label_scores = self.parser.dep_label_scores(output, torch.as_tensor(padded_heads)).float().cpu().numpy()
+            labels = [
+                _pick_labels(heads[b], label_scores[b, 1 : n + 1], batch.root_label) for b, n in enumerate(lengths)
+            ]
+        details: List[Optional[UnitDetails]] = [None] * n_units
+        if batch.details:
+            details = self._details(output, charts)
+        return DecodedParses(spans, heads, labels, details)
+
+    def _details(self, output: ParserOutput, charts: Optional[List[numpy.ndarray]]) -> List[Optional[UnitDetails]]:
+        found = output.label_attention
+        attention = found.attention.float().cpu().numpy()  # (B, H, T+2)
+        head_outputs = found.head_outputs  # (B, T+2, H, d_proj), before any feed-forward layer
+        B, T2 = head_outputs.shape[:2]
+        fences = fencepost_vectors(head_outputs.reshape(B, T2, -1), head_outputs.shape[2]).float().cpu().numpy()
+        return [
+            UnitDetails(attention[b, :, : n + 2], fences[b, : n + 1], None if charts is None else charts[b])
+            for b, n in enumerate(output.lengths.tolist())
+        ]
+
+
+def _pick_labels(heads: numpy.ndarray, scores: numpy.ndarray, root_label: Optional[int]) -> numpy.ndarray:
+    """The best label of each word's arc; the root label goes on root arcs, and only there."""
+    if root_label is not None:
+        scores = scores.copy()
+        is_root = heads[1:] == 0
+        scores[is_root] = -numpy.inf
+        scores[is_root, root_label] = 0.0
+        scores[~is_root, root_label] = -numpy.inf
+    return scores.argmax(axis=1)

@@ -1,0 +1,125 @@
+"""The SRL torch layer: runs DeepAtt and the predicate and sense heads for spaCy, and is where
+the labeller decodes.
+
+One forward pass serves a whole batch: the predicate-identification head runs over all units,
+DeepAtt gathers one row per (unit, predicate) pair (after its input projection, so the
+projection runs once per sentence), and the pass returns either the summed loss (training:
+role, predicate and sense losses, each defined once in ``spacy_lal.nn.srl``) or, in
+:meth:`SrlAdapter.decode`, BIO sequences (argmax or constrained Viterbi, ``spacy_lal.decode``)
+and senses.
+"""
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+import numpy
+import torch
+
+from ..decode import BIOScheme, bio_argmax_batch, bio_viterbi_batch
+from ..nn.srl import DeepAtt, PredicateIdentifier, SenseClassifier, lengths_to_mask, predicate_rows
+
+IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
+DECODERS = ("argmax", "viterbi")
+
+
+@dataclass
+class SrlTargets:
+    """Gold targets of a batch; rows are the (unit, predicate) pairs of ``SrlBatch.predicates``
+    in unit-then-list order."""
+
+    roles: numpy.ndarray  # (R, T) int64 BIO label ids; IGNORE on padding and skipped labels
+    is_predicate: numpy.ndarray  # (N, T) int64 0/1 per word; IGNORE where unknown
+    senses: numpy.ndarray  # (R,) int64 sense-class ids; IGNORE where unknown
+
+
+@dataclass
+class SrlBatch:
+    """What the component passes along with the units.
+
+    ``predicates[u]``: the predicate positions (word indices) of unit u, or None to let the
+    identification head find them (prediction only; in training every unit has a list).
+    """
+
+    predicates: List[Optional[List[int]]]
+    decoder: str = "argmax"
+    targets: Optional[SrlTargets] = None
+
+
+@dataclass
+class DecodedFrames:
+    """Per row (unit, predicate position): the BIO label ids of the unit's words and the sense
+    class (None without a sense head)."""
+
+    units: List[int]
+    positions: List[int]
+    tags: List[List[int]]
+    senses: List[Optional[int]]
+
+
+class SrlAdapter(torch.nn.Module):
+    """Runs the SRL heads for spaCy: the summed loss in training, decoded frames otherwise."""
+
+    def __init__(
+        self,
+        tagger: DeepAtt,
+        identifier: PredicateIdentifier,
+        n_senses: int,
+        d_hidden: int,
+        labels: Sequence[str],
+    ) -> None:
+        super().__init__()
+        self.tagger = tagger
+        self.identifier = identifier
+        d_top = tagger.output.in_features
+        # Senses are read off DeepAtt's top states at the predicate: they are contextual and
+        # predicate-aware, which the raw token vectors are not.
+        self.sense: Optional[SenseClassifier] = (
+            SenseClassifier(d_top, n_senses, d_hidden, tagger.config.relu_dropout) if n_senses else None
+        )
+        self.scheme = BIOScheme(labels)
+
+    def forward(self, padded: torch.Tensor, lengths: torch.Tensor, batch: SrlBatch):
+        mask = lengths_to_mask(lengths, padded.shape[1])
+        predicate_logits = self.identifier(padded)  # (N, T, 2)
+        predicates = batch.predicates
+        if any(p is None for p in predicates):
+            found = ((predicate_logits.argmax(-1) == 1) & mask).cpu().numpy()
+            predicates = [numpy.flatnonzero(found[u]).tolist() if p is None else p for u, p in enumerate(predicates)]
+        rows, positions = predicate_rows(predicates, device=padded.device)
+        role_logits = sense_logits = None
+        if len(rows):  # sentences without predicates give no rows; DeepAtt never sees R = 0
+            hidden, _ = self.tagger.encode(padded, mask, positions, rows)
+            role_logits = self.tagger.output(hidden)
+            if self.sense is not None:
+                sense_logits = self.sense(hidden, torch.arange(len(rows), device=rows.device), positions)
+        if batch.targets is None:
+            return self.decode(rows, positions, lengths, role_logits, sense_logits, batch.decoder)
+        return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
+
+    def loss(self, targets: SrlTargets, mask, rows, predicate_logits, role_logits, sense_logits) -> torch.Tensor:
+        device = predicate_logits.device
+        is_predicate = torch.as_tensor(targets.is_predicate, device=device)
+        loss = self.identifier.loss(predicate_logits, is_predicate, mask)
+        if role_logits is not None:
+            roles = torch.as_tensor(targets.roles, device=device)
+            loss = loss + self.tagger.loss(role_logits, roles, mask.index_select(0, rows))
+        if sense_logits is not None:
+            loss = loss + self.sense.loss(sense_logits, torch.as_tensor(targets.senses, device=device))
+        return loss
+
+    def decode(self, rows, positions, lengths, role_logits, sense_logits, decoder: str) -> DecodedFrames:
+        """BIO label ids and sense classes of each (unit, predicate) row."""
+        if decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
+        units, positions = rows.tolist(), positions.tolist()
+        if role_logits is None:
+            return DecodedFrames([], [], [], [])
+        # Log-probabilities, so that Viterbi maximises the sequence's probability.
+        scores = torch.log_softmax(role_logits.float(), -1).cpu().numpy()
+        n_words = lengths.tolist()
+        decode = bio_viterbi_batch if decoder == "viterbi" else bio_argmax_batch
+        tags = decode([scores[r, : n_words[u]] for r, u in enumerate(units)], self.scheme, positions)
+        senses: List[Optional[int]] = [None] * len(units)
+        if sense_logits is not None:
+            senses = sense_logits.argmax(-1).tolist()
+        return DecodedFrames(units, positions, tags, senses)
+
