@@ -19,6 +19,23 @@ import time
 from pathlib import Path
 
 
+def gold_inputs(vocab, gold: list) -> list:
+    """Unannotated Docs with the gold words and gold sentence boundaries, as the papers
+    evaluate: a sentencizer in the pipeline keeps them (it does not overwrite), and spaCy's
+    parser does not split them."""
+    from spacy.tokens import Doc
+
+    return [
+        Doc(
+            vocab,
+            words=[t.text for t in d],
+            spaces=[bool(t.whitespace_) for t in d],
+            sent_starts=[t.i == 0 or bool(t.is_sent_start) for t in d],
+        )
+        for d in gold
+    ]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pipeline")
@@ -31,7 +48,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     import spacy
-    from spacy.tokens import Doc, DocBin
+    from spacy.tokens import DocBin
     from spacy.training import Example
 
     import spacy_lal  # noqa: F401
@@ -42,17 +59,7 @@ def main(argv=None) -> int:
     if args.decoder:
         nlp.get_pipe("lal_parser").set_decoder(args.decoder)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
-    # Gold words and gold sentence boundaries, as the papers evaluate: a sentencizer in the
-    # pipeline keeps them (it does not overwrite), and spaCy's parser does not split them.
-    inputs = [
-        Doc(
-            nlp.vocab,
-            words=[t.text for t in d],
-            spaces=[bool(t.whitespace_) for t in d],
-            sent_starts=[t.i == 0 or bool(t.is_sent_start) for t in d],
-        )
-        for d in gold
-    ]
+    inputs = gold_inputs(nlp.vocab, gold)
     if "lal_srl" in nlp.pipe_names:
         srl = nlp.get_pipe("lal_srl")
         srl.cfg["predicates"] = args.srl_predicates

@@ -15,6 +15,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from evaluate import gold_inputs  # noqa: E402  (the same inputs as the scores)
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -26,7 +29,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     import spacy
-    from spacy.tokens import Doc, DocBin
+    from spacy.tokens import DocBin
 
     import spacy_lal  # noqa: F401
 
@@ -34,15 +37,7 @@ def main(argv=None) -> int:
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
     if args.limit:
         gold = gold[: args.limit]
-    inputs = [
-        Doc(
-            nlp.vocab,
-            words=[t.text for t in d],
-            spaces=[bool(t.whitespace_) for t in d],
-            sent_starts=[t.i == 0 or bool(t.is_sent_start) for t in d],
-        )
-        for d in gold
-    ]
+    inputs = gold_inputs(nlp.vocab, gold)
     if "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"
     lines = []

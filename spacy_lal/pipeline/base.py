@@ -7,6 +7,7 @@ weights load), pretrained adoption (``spacy-lal.Pretrained.v1``), the ``initiali
 own: reading and storing labels, building its torch layer, the batch it passes to the model
 (targets in training, decoding settings otherwise) and ``set_annotations``.
 """
+import copy
 import logging
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
@@ -78,28 +79,32 @@ class UnitPipe(TrainablePipe):
     # where predicates come from): on load the config's values win over the saved cfg's, so
     # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
     RUNTIME_SETTINGS: Tuple[str, ...] = ()
+    # The cfg keys that hold what training data teaches (``label_data``), with their empty values.
+    LABEL_DATA: Dict[str, Any] = {}
 
     def __init__(
-        self, vocab: Vocab, model: Model, name: str, cfg: Dict[str, Any], *, scorer: Optional[Callable] = None
+        self, vocab: Vocab, model: Model, name: str, settings: Dict[str, Any], *, scorer: Optional[Callable] = None
     ) -> None:
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
-        self.cfg: Dict[str, Any] = {**cfg, "nI": None}
-
-    # What a component supplies ------------------------------------------------------------------
+        self.cfg: Dict[str, Any] = {**settings, "nI": None}
+        self._set_labels({})
 
     @property
     def label_data(self) -> Dict[str, Any]:
-        raise NotImplementedError
+        """The label sets, as ``initialize(labels=...)`` takes them."""
+        return {key: copy.copy(self.cfg[key]) for key in self.LABEL_DATA}
+
+    def _set_labels(self, labels: Dict[str, Any]) -> None:
+        for key, empty in self.LABEL_DATA.items():
+            self.cfg[key] = copy.copy(labels.get(key, empty))
+
+    # What a component supplies ------------------------------------------------------------------
 
     def _read_labels(self, examples: Iterable[Example]) -> Dict[str, Any]:
         """The label sets of the training data, in ``label_data``'s layout."""
-        raise NotImplementedError
-
-    def _set_labels(self, labels: Dict[str, Any]) -> None:
-        """Store label sets given in ``label_data``'s layout in ``cfg``."""
         raise NotImplementedError
 
     def _build_torch_model(self) -> None:

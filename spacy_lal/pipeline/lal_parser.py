@@ -133,6 +133,7 @@ class LabelAttentionParser(UnitPipe):
     (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
     RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight")
+    LABEL_DATA = {"span_labels": [], "dep_labels": [], "root_label": None}
 
     def __init__(
         self,
@@ -149,16 +150,13 @@ class LabelAttentionParser(UnitPipe):
         if not (constituency or dependencies):
             raise ValueError(f"{name}: at least one of constituency and dependencies must be on")
         _check_decoder(name, dependency_decoder, constituency)
-        cfg = {
+        settings = {
             "constituency": constituency,
             "dependencies": dependencies,
             "dependency_decoder": dependency_decoder,
             "joint_weight": joint_weight,
-            "span_labels": [],
-            "dep_labels": [],
-            "root_label": None,
         }
-        super().__init__(vocab, model, name, cfg, scorer=scorer)
+        super().__init__(vocab, model, name, settings, scorer=scorer)
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -175,20 +173,7 @@ class LabelAttentionParser(UnitPipe):
     def labels(self) -> Tuple[str, ...]:
         return self.span_labels if self.cfg["constituency"] else self.dep_labels
 
-    @property
-    def label_data(self) -> Dict:
-        return {
-            "span_labels": list(self.span_labels),
-            "dep_labels": list(self.dep_labels),
-            "root_label": self.cfg["root_label"],
-        }
-
     # Initialization -------------------------------------------------------------------------
-
-    def _set_labels(self, labels: Dict) -> None:
-        self.cfg["span_labels"] = list(labels.get("span_labels", []))
-        self.cfg["dep_labels"] = list(labels.get("dep_labels", []))
-        self.cfg["root_label"] = labels.get("root_label")
 
     def _read_labels(self, examples: Iterable[Example]) -> Dict:
         span_labels: Counter = Counter()

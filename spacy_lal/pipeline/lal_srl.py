@@ -92,6 +92,7 @@ class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
 
     RUNTIME_SETTINGS = ("predicates", "decoder")
+    LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}}
 
     def __init__(
         self,
@@ -107,8 +108,7 @@ class SemanticRoleLabeler(UnitPipe):
             raise ValueError(f"{name}: predicates must be one of {PREDICATE_MODES}, got {predicates!r}")
         if decoder not in DECODERS:
             raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")
-        cfg = {"predicates": predicates, "decoder": decoder, "labels": [], "senses": [], "sense_lemmas": {}}
-        super().__init__(vocab, model, name, cfg, scorer=scorer)
+        super().__init__(vocab, model, name, {"predicates": predicates, "decoder": decoder}, scorer=scorer)
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -122,20 +122,7 @@ class SemanticRoleLabeler(UnitPipe):
         """The sense classes: roleset suffixes seen in training ("01", "02", ...)."""
         return tuple(self.cfg["senses"])
 
-    @property
-    def label_data(self) -> Dict[str, Any]:
-        return {
-            "labels": list(self.labels),
-            "senses": list(self.senses),
-            "sense_lemmas": dict(self.cfg["sense_lemmas"]),
-        }
-
     # Initialization -------------------------------------------------------------------------
-
-    def _set_labels(self, labels: Dict[str, Any]) -> None:
-        self.cfg["labels"] = list(labels["labels"])
-        self.cfg["senses"] = list(labels.get("senses", []))
-        self.cfg["sense_lemmas"] = dict(labels.get("sense_lemmas", {}))
 
     def _read_labels(self, examples: Iterable[Example]) -> Dict[str, Any]:
         roles = {"V"}
