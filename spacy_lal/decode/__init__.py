@@ -1,5 +1,6 @@
 """CPU decoders for the parsers: CKY over span charts, Eisner and Chu-Liu-Edmonds over arc scores,
-joint span + dependency decoding (lexicalized CKY), BIO Viterbi over token label scores.
+joint span + dependency decoding (lexicalized CKY), BIO Viterbi over token label scores, and the
+arc-standard transition system (oracle and greedy decoding; NumPy, in `arc_standard`).
 
 The cores are Cython (`_cky`, `_eisner`, `_joint`, `_mst`, `_viterbi`) and decode without the GIL;
 this module validates inputs at the Python boundary. Every decoder has a `*_batch` form that takes a list of
@@ -25,6 +26,20 @@ from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _cky, _eisner, _joint, _mst, _viterbi
+from .arc_standard import (
+    ArcStandard,
+    ArcStandardConfigs,
+    DependencyParse,
+    NonProjectiveError,
+    OracleBatch,
+    OracleSequence,
+    apply_transitions,
+    arc_standard_greedy_batch,
+    arc_standard_oracle,
+    arc_standard_oracle_batch,
+    is_projective,
+    projectivize,
+)
 
 __all__ = [
     "CKYResult",
@@ -43,6 +58,18 @@ __all__ = [
     "bio_argmax",
     "bio_argmax_batch",
     "repair_bio",
+    "ArcStandard",
+    "ArcStandardConfigs",
+    "DependencyParse",
+    "NonProjectiveError",
+    "OracleBatch",
+    "OracleSequence",
+    "apply_transitions",
+    "arc_standard_greedy_batch",
+    "arc_standard_oracle",
+    "arc_standard_oracle_batch",
+    "is_projective",
+    "projectivize",
 ]
 
 Span = Tuple[int, int]
