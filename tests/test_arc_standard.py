@@ -108,7 +108,8 @@ def labelled(draw, heads: np.ndarray, n_labels: int, root_label: Optional[int]) 
     labels = np.full(len(heads), -1, dtype=np.int64)
     others = [lab for lab in range(n_labels) if lab != root_label]
     for d in range(1, len(heads)):
-        labels[d] = root_label if (root_label is not None and heads[d] == 0) else draw(st.sampled_from(others))
+        is_root = root_label is not None and heads[d] == 0
+        labels[d] = root_label if is_root else draw(st.sampled_from(others))
     return labels
 
 

@@ -25,7 +25,7 @@ from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _cky, _eisner, _joint, _mst, _viterbi
+from . import _cky, _eisner, _joint, _mst, _viterbi, arc_standard
 from .arc_standard import (
     ArcStandard,
     ArcStandardConfigs,
@@ -58,18 +58,7 @@ __all__ = [
     "bio_argmax",
     "bio_argmax_batch",
     "repair_bio",
-    "ArcStandard",
-    "ArcStandardConfigs",
-    "DependencyParse",
-    "NonProjectiveError",
-    "OracleBatch",
-    "OracleSequence",
-    "apply_transitions",
-    "arc_standard_greedy_batch",
-    "arc_standard_oracle",
-    "arc_standard_oracle_batch",
-    "is_projective",
-    "projectivize",
+    *arc_standard.__all__,
 ]
 
 Span = Tuple[int, int]
