@@ -1,12 +1,14 @@
 """Corpus readers, the EWT join and the exports (spacy_lal.corpora, cli convert/export)."""
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import List
 
 import pytest
 import spacy
 from spacy.tokens import Doc, DocBin
+from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.__main__ import main as cli
@@ -23,6 +25,9 @@ from spacy_lal.corpora import (
     write_ptb,
 )
 from spacy_lal.corpora.ewt import SPLITS, align_sentences, format_table
+from spacy_lal.extensions import clear_frames, set_frames
+from spacy_lal.scoring.spacy_scorers import doc_propositions, score_srl_frames
+from spacy_lal.scoring.srl_eval import SrlResult, read_props, score_props_files, score_sentence
 from spacy_lal.srl import FrameData
 from spacy_lal.tree import TreeFormatError
 
@@ -197,11 +202,26 @@ def test_conll05_error(vocab):
 
 def test_conll05_round_trip(tmp_path, vocab):
     docs = list(read_conll05(DATA / "sample.props", vocab, words=DATA / "sample.words", synt=DATA / "sample.synt"))
+    assert [t.lemma_ for t in docs[0]] == ["", "pick", "", "", ""]  # the props' first column
     write_conll05(docs, tmp_path / "out.props", words=tmp_path / "out.words")
-    assert (tmp_path / "out.props").read_text().split("\n")[:5] == ["-\t(A0*)", "picked\t(V*)", "-\t(A1*)", "-\t(C-V*)", "-\t*"]
+    # The props come back as they were: predicate lemmas, then the bracket columns.
+    assert (tmp_path / "out.props").read_text() == (DATA / "sample.props").read_text()
     again = list(read_conll05(tmp_path / "out.props", vocab, words=tmp_path / "out.words"))
     assert [frames(d) for d in again] == [frames(d) for d in docs]
     assert [d.text for d in again] == [d.text for d in docs]
+
+
+def test_conll05_export_writes_the_predicate_lemma(tmp_path, vocab):
+    doc = Doc(vocab, words=["Sales", "expanded", "and", "Prices", "rose", "and", "fell", "."])
+    doc[6].lemma_ = "fall"
+    set_frames(doc, [
+        FrameData(1, "expand.01", ((0, 1, "ARG1"),)),
+        FrameData(4, None, ((3, 4, "ARG1"),)),  # no sense, no lemma: the lowercased word
+        FrameData(6, None, ((3, 4, "ARG1"),)),  # no sense: the token's lemma
+    ])
+    write_conll05([doc], tmp_path / "out.props")
+    lines = (tmp_path / "out.props").read_text().splitlines()
+    assert [line.split("\t")[0] for line in lines[:-1]] == ["-", "expand", "-", "-", "rose", "-", "fall", "-"]
 
 
 def test_conll12(vocab):
@@ -294,6 +314,10 @@ def test_ewt_cli_and_exports(tmp_path):
     assert [[(f.predicate, f.arguments) for f in frames(d)] for d in back] == [
         [(f.predicate, f.arguments) for f in frames(d)] for d in docs
     ]
+    # The first column holds the lemma of each roleset (like.01, leave.01, say.01), as srl-eval.pl expects.
+    assert [[t.lemma_ for t in d if t.lemma_ and t.i in {f.predicate.i for f in d._.srl}] for d in back] == [
+        ["like"], ["leave", "say"]
+    ]
 
 
 def test_convert_cli_reports_format_errors(tmp_path, capsys):
@@ -304,6 +328,95 @@ def test_convert_cli_reports_format_errors(tmp_path, capsys):
 def test_convert_cli_directory(tmp_path):
     assert cli(["convert", "ptb", str(DATA), str(tmp_path / "t.spacy"), "--pattern", "trees.mrg"]) == 0
     assert len(DocBin().from_disk(tmp_path / "t.spacy")) == 2
+
+
+@pytest.fixture(scope="module")
+def ewt_test(vocab):
+    """The gold EWT test split (2,058 sentences, about 5 s to join)."""
+    if not (ASSETS / "UD_English-EWT").exists():
+        pytest.skip("needs ../shared/assets")
+    docs, _ = join_ewt_split(
+        ASSETS / "UD_English-EWT" / "en_ewt-ud-test.conllu", ASSETS / "propbank-release", "test", vocab
+    )
+    return docs
+
+
+def perturb(docs: List[Doc], seed: int = 0) -> List[Doc]:
+    """Copies of gold Docs with wrong predictions of every kind srl-eval.pl tells apart: arguments
+    dropped, relabelled, shrunk or added, whole frames dropped, frames on other words, other
+    senses of the same lemma, senses left out (the lemma then comes from the token)."""
+    rng = random.Random(seed)
+    out = []
+    for gold in docs:
+        doc = gold.copy()
+        predicted = []
+        for frame in gold._.srl:
+            if rng.random() < 0.1:
+                continue
+            args = []
+            for arg in frame.arguments:
+                start, end, label = arg.start, arg.end, arg.label_
+                roll = rng.random() if label != "V" else 1.0  # a longer V must keep its predicate
+                if roll < 0.1:
+                    continue
+                if roll < 0.2:
+                    label = "ARGM-TMP" if label != "ARGM-TMP" else "ARG1"
+                elif roll < 0.3 and end - start > 1:
+                    end -= 1
+                args.append((start, end, label))
+            free = [i for i in range(frame.sentence.start, frame.sentence.end) if i != frame.predicate.i
+                    and not any(s <= i < e for s, e, _ in args)]
+            if free and rng.random() < 0.2:
+                args.append((free[0], free[0] + 1, "ARGM-ADV"))
+            sense = frame.sense
+            if sense and rng.random() < 0.2:
+                sense = sense.rpartition(".")[0] + ".99"
+            elif sense and rng.random() < 0.2:
+                doc[frame.predicate.i].lemma_ = sense.rpartition(".")[0]
+                sense = None
+            predicted.append(FrameData(frame.predicate.i, sense, tuple(args)))
+        taken = {f.predicate.i for f in gold._.srl}
+        spare = [i for i in range(len(doc)) if i not in taken and not doc[i].is_space]
+        if spare and rng.random() < 0.2:
+            predicted.append(FrameData(spare[-1], "extra.01", ()))
+        clear_frames(doc)
+        set_frames(doc, predicted)
+        out.append(doc)
+    return out
+
+
+def test_conll05_export_scores_as_srl_eval_on_ewt_test(ewt_test, tmp_path):
+    """Gold EWT test exported and scored with the srl-eval.pl-equal scorer: 100 against itself,
+    and on perturbed predictions exactly what the project's own scorer gives from the Docs."""
+    gold_props = tmp_path / "gold.props"
+    assert write_conll05(ewt_test, gold_props) == len(ewt_test)
+    # The issue's example: "expanded" (expand.01) is written as its lemma, as in CoNLL-2005.
+    (expanded,) = [f for f in ewt_test[1]._.srl if f.predicate.text == "expanded"]
+    gold_sents = read_props(gold_props)
+    (prop,) = [p for p in gold_sents[1].propositions if p.position == expanded.predicate.i]
+    assert prop.verb == "expand"
+    n_frames = sum(len(doc._.srl) for doc in ewt_test)
+    assert sum(len(s.propositions) for s in gold_sents) == n_frames > 4000
+
+    same = score_props_files(gold_props, gold_props)
+    assert (same.overall.f1, same.perfect, same.warnings) == (1.0, 1.0, [])
+    assert same.propositions == n_frames
+
+    predicted = perturb(ewt_test)
+    pred_props = tmp_path / "pred.props"
+    write_conll05(predicted, pred_props)
+    official = score_props_files(gold_props, pred_props)
+    ours = SrlResult()
+    for i, (gold, pred) in enumerate(zip(ewt_test, predicted), start=1):
+        score_sentence(doc_propositions(gold), doc_propositions(pred), ours, i)
+    counts = lambda r: (r.overall.correct, r.overall.excess, r.overall.missed, r.perfect_propositions)  # noqa: E731
+    assert counts(official) == counts(ours)
+    assert 0.5 < official.overall.f1 < 0.95  # the perturbation did perturb
+    assert score_srl_frames(
+        Example(pred, gold) for gold, pred in zip(ewt_test, predicted)
+    )["srl_f"] == pytest.approx(official.overall.f1, abs=1e-12)
+    # Dropped and extra frames are warned about, but no predicate lemma differs from gold.
+    assert official.warnings and not [w for w in official.warnings if "expected verb" in w]
 
 
 @pytest.mark.slow

@@ -8,7 +8,8 @@ start-end argument brackets (``(ARG0*``, ``*``, ``*)``, ``(V*)``); see :mod:`._c
   the argument columns), ``words`` (one word per line) and optionally ``synt`` (two columns:
   POS tag and parse bit, e.g. ``synt.col2`` / ``synt.cha`` of the release). ``*.gz`` files are
   read directly. Without ``synt`` the Docs have no tags and no trees; the props format carries
-  no sense, so ``Frame.sense`` is None.
+  no sense, so ``Frame.sense`` is None, and its first column (the predicate's lemma) becomes the
+  predicate token's ``lemma_``, which :func:`~.export.write_conll05` writes back.
 - **CoNLL-2012** (``*.gold_conll``): document id, part, word number, word, POS, parse bit,
   predicate lemma, frameset id, word sense, speaker, named entities, the argument columns, and
   the coreference column last. ``#begin/#end document`` lines are skipped; named entities,
@@ -221,7 +222,7 @@ def read_conll05(
             raise CorpusFormatError(words, None, f"expected sentence {n + 1} to match {props}, got end of file")
         _check_length(words, word_block, len(prop_block), props)
         word_list = [unescape_word(split_columns(words, line, n=1, what="word")[0]) for line in word_block]
-        sent = _props_sentence(props, prop_block)
+        sent, lemmas = _props_sentence(props, prop_block)
         if synt_blocks is not None:
             synt_block = next(synt_blocks, None)
             if synt_block is None:
@@ -231,14 +232,19 @@ def read_conll05(
             sent.tags = [c[0] for c in cols]
             sent.parse_bits = [c[1] for c in cols]
             sent.line_nos = [line[0] for line in synt_block]  # tree errors point into synt
-        yield _column_doc(vocab, sent, word_list)
+        doc = _column_doc(vocab, sent, word_list)
+        for token, lemma in zip(doc, lemmas):
+            if lemma != "-":
+                token.lemma_ = lemma
+        yield doc
     for path, rest in ((words, words_blocks), (synt, synt_blocks)):
         extra = next(rest, None) if rest is not None else None
         if extra is not None:
             raise CorpusFormatError(path, extra[0][0], f"expected end of file: {props} has no more sentences")
 
 
-def _props_sentence(path: PathLike, block: List[Line]) -> ColumnSentence:
+def _props_sentence(path: PathLike, block: List[Line]) -> Tuple[ColumnSentence, List[str]]:
+    """The sentence's frames, and its first column (predicate lemmas, ``-`` elsewhere)."""
     rows = [split_columns(path, line, at_least=1) for line in block]
     width = len(rows[0])
     for line, row in zip(block, rows):
@@ -251,7 +257,7 @@ def _props_sentence(path: PathLike, block: List[Line]) -> ColumnSentence:
     sent.targets = [row[0] != "-" for row in rows]
     sent.senses = [None] * len(rows)
     sent.arg_columns = [[row[j] for row in rows] for j in range(1, width)]
-    return sent
+    return sent, [row[0] for row in rows]
 
 
 def _check_length(path: PathLike, block: List[Line], expected: int, props: PathLike) -> None:

@@ -5,7 +5,8 @@
 - :func:`write_conllu`: CoNLL-U for the CoNLL 2018 UD scorer. Word-level: a Doc holds words, so
   multi-word token lines cannot be restored (see :mod:`.conllu`); DEPS is ``_``; MISC holds only
   ``SpaceAfter=No``.
-- :func:`write_conll05`: CoNLL-2005 props for ``srl-eval.pl``.
+- :func:`write_conll05`: CoNLL-2005 props for ``srl-eval.pl``, the predicate's lemma in the first
+  column.
 
 All writers go sentence by sentence (``doc.sents`` when the Doc has sentence boundaries, else
 the whole Doc) and never drop one: gold and predicted files must stay aligned line for line, so a
@@ -21,10 +22,19 @@ from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 from spacy.tokens import Doc, Span
 
 from ..extensions import NotAConstituentError
+from ..srl import Frame
 from ..tree import UNTAGGED, Tree
 from ._common import PathLike
 
-__all__ = ["FORMATS", "bio_to_cells", "sentences", "write_conll05", "write_conllu", "write_ptb"]
+__all__ = [
+    "FORMATS",
+    "bio_to_cells",
+    "predicate_lemma",
+    "sentences",
+    "write_conll05",
+    "write_conllu",
+    "write_ptb",
+]
 
 FORMATS = ("ptb", "conllu", "conll05")
 _WHITESPACE = re.compile(r"\s")
@@ -118,11 +128,12 @@ def write_conllu(docs: Iterable[Doc], path: PathLike) -> int:
 def write_conll05(docs: Iterable[Doc], path: PathLike, *, words: Optional[PathLike] = None) -> int:
     """Write CoNLL-2005 props (and, with ``words``, the parallel words file); returns sentences.
 
-    The first column holds the predicate's *word form*, not its lemma: ``srl-eval.pl`` counts a
-    predicted proposition whose first-column string differs from the gold one as entirely
-    wrong, and a value that depends only on the words is the same in gold and predicted exports
-    (predicted Docs may have other lemmas, or none). Then one column per frame, in predicate
-    order, with the frame's brackets: the V, ``C-``/``R-`` roles as stored.
+    The first column holds, on each predicate's row, its lemma as CoNLL-2005 props files do (see
+    :func:`predicate_lemma`), ``-`` elsewhere. ``srl-eval.pl`` pairs propositions by position and
+    counts all arguments of a predicted proposition whose lemma differs from the gold one as
+    missed, so a predicted lemma that is wrong costs its whole proposition there (our own scorer
+    pairs by position only). Then one column per frame, in predicate order, with the frame's
+    brackets: the V, ``C-``/``R-`` roles as stored.
     """
     n = 0
     with _open_out(path) as f, (_open_out(words) if words is not None else _Null()) as w:
@@ -132,7 +143,7 @@ def write_conll05(docs: Iterable[Doc], path: PathLike, *, words: Optional[PathLi
                 n += 1
                 own = [fr for fr in frames if sent.start <= fr.predicate.i < sent.end]
                 columns = [bio_to_cells(fr.to_bio()) for fr in own]
-                targets = {fr.predicate.i - sent.start: fr.predicate.text for fr in own}
+                targets = {fr.predicate.i - sent.start: predicate_lemma(fr) for fr in own}
                 for i, token in enumerate(sent):
                     target = _WHITESPACE.sub("_", targets[i]) if i in targets else "-"
                     f.write("\t".join([target, *(col[i] for col in columns)]) + "\n")
@@ -140,6 +151,20 @@ def write_conll05(docs: Iterable[Doc], path: PathLike, *, words: Optional[PathLi
                 f.write("\n")
                 w.write("\n")
     return n
+
+
+def predicate_lemma(frame: Frame) -> str:
+    """The lemma a CoNLL-2005 props file gives a frame's predicate.
+
+    The lemma part of the roleset (``expand.01`` -> ``expand``, ``pick_up.01`` -> ``pick_up``),
+    which is what PropBank lemmatizes the predicate to; a frame without a sense (read from a
+    props file, or labelled without senses) falls back on the token's lemma, then on its
+    lowercased text.
+    """
+    if frame.sense:
+        lemma, dot, _ = frame.sense.rpartition(".")
+        return lemma if dot and lemma else frame.sense
+    return frame.predicate.lemma_ or frame.predicate.text.lower()
 
 
 def bio_to_cells(tags: Sequence[str]) -> List[str]:
