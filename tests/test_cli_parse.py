@@ -244,13 +244,15 @@ def test_conll05_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path:
     props = parse(capsys, pipeline, "conll05", MARY)
     (cells,) = props_sentences(props)
     assert len(cells) == len(MARY_WORDS)
-    # First column: the predicate's word on its row, "-" elsewhere; then one column per predicate.
-    assert [row[0] for row in cells] == ["borrowed" if i == 1 else "-" for i in range(len(MARY_WORDS))]
+    # First column: the predicate's lemma (of borrow.01) on its row, "-" elsewhere, as in CoNLL-2005;
+    # then one column per predicate.
+    assert [row[0] for row in cells] == ["borrow" if i == 1 else "-" for i in range(len(MARY_WORDS))]
     assert all(len(row) == 2 for row in cells)
     (doc,) = read_back_conll05(props, [MARY], tmp_path)
     assert [t.text for t in doc] == MARY_WORDS
-    # The props format carries no sense.
+    # The props format carries no sense, only the lemma.
     assert frames_of(doc) == [(p, None, args) for p, _, args in MARY_FRAMES]
+    assert doc[1].lemma_ == "borrow"
 
 
 # -- input sources -----------------------------------------------------------------------------
@@ -343,6 +345,41 @@ def test_model_that_is_not_a_pipeline(
     assert "saved spaCy pipeline" in captured.err
     for name in shipped_pipelines() or ["none installed"]:
         assert name in captured.err
+
+
+@pytest.mark.parametrize("text", [CAT, "-"], ids=["text", "dash"])
+def test_text_and_file_together_are_refused(
+    text: str, pipeline: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "input.txt"
+    path.write_text(f"{MARY}\n", encoding="utf8")
+    monkeypatch.setattr(sys, "stdin", UnreadableStdin())
+    assert cli(["parse", text, "--file", str(path), "--model", str(pipeline)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith("parse: give either ") and f"or --file {path}, not both" in line
+    # Refused before the model is loaded: a missing model is not what gets reported.
+    assert cli(["parse", text, "--file", str(path), "--model", str(tmp_path / "no_model")]) == 1
+    assert "not both" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["missing directory", "directory is a file", "path is a directory"])
+def test_render_path_is_checked_before_parsing(
+    where: str, pipeline: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    if where == "missing directory":
+        target, reason = tmp_path / "no" / "such" / "x.html", f"the directory {tmp_path / 'no' / 'such'} does not exist"
+    elif where == "directory is a file":
+        (tmp_path / "plain").write_text("", encoding="utf8")
+        target, reason = tmp_path / "plain" / "x.html", f"the directory {tmp_path / 'plain'} is not a directory"
+    else:
+        target, reason = tmp_path, "it is a directory, give the path of a file"
+    assert cli(["parse", CAT, "--model", str(pipeline), "--render", str(target)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing was parsed
+    assert captured.err.strip() == f"parse: cannot write --render {target}: {reason}"
+    assert not (tmp_path / "no").exists()
 
 
 def test_missing_file(pipeline: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -13,10 +13,11 @@ per sentence, the indented tree, a dependency table and the role frames; ``ptb``
 """
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, Iterable, List
+from typing import Any, Dict, Iterable, List, Optional
 
 from ..pretrained import DEFAULT_PIPELINE, shipped_pipelines
 
@@ -31,7 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("text", nargs="?", help="text to parse (default: read standard input)")
-    parser.add_argument("--file", type=Path, help="read texts from this file, one per line")
+    parser.add_argument("--file", type=Path, help="read texts from this file, one per line (instead of TEXT)")
     parser.add_argument(
         "--model",
         default=DEFAULT_PIPELINE,
@@ -49,6 +50,11 @@ def main(args: argparse.Namespace) -> int:
 
     import spacy_lal
 
+    # Arguments that cannot work are refused before the model is loaded and anything is parsed.
+    problem = _argument_problem(args)
+    if problem is not None:
+        print(f"parse: {problem}", file=sys.stderr)
+        return 1
     # Load first: a bad --model should not wait for standard input to be typed in.
     try:
         nlp = spacy_lal.load(args.model) if args.model in shipped_pipelines() else spacy.load(args.model)
@@ -88,9 +94,36 @@ def main(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"--render: {error}", file=sys.stderr)
             return 1
-        args.render.write_text(page, encoding="utf8")
+        try:
+            args.render.write_text(page, encoding="utf8")
+        except OSError as error:  # checked before parsing, but the file system may have changed since
+            print(f"parse: cannot write --render {args.render}: {_one_line(error)}", file=sys.stderr)
+            return 1
         print(f"wrote the parse pictures to {args.render}", file=sys.stderr)
     return 0
+
+
+def _argument_problem(args: argparse.Namespace) -> Optional[str]:
+    """Why the arguments cannot work together, or None."""
+    if args.text is not None and args.file is not None:
+        source = "standard input ('-')" if args.text == "-" else "a TEXT argument"
+        return f"give either {source} or --file {args.file}, not both"
+    if args.render is not None:
+        return _unwritable(args.render, "--render")
+    return None
+
+
+def _unwritable(path: Path, option: str) -> Optional[str]:
+    """Why ``path`` cannot be written as a file, or None (its directory must exist: not created)."""
+    directory = path.parent
+    if path.is_dir():
+        return f"cannot write {option} {path}: it is a directory, give the path of a file"
+    if not directory.is_dir():
+        missing = "is not a directory" if directory.exists() else "does not exist"
+        return f"cannot write {option} {path}: the directory {directory} {missing}"
+    if not os.access(path if path.exists() else directory, os.W_OK):
+        return f"cannot write {option} {path}: {'the file' if path.exists() else 'its directory'} is not writable"
+    return None
 
 
 def _read_texts(args: argparse.Namespace) -> List[str]:
