@@ -138,7 +138,8 @@ def render(
     Sentences (``doc.sents``, or the whole Doc without boundaries) without a tree get a note
     instead. ``options`` go to both visualisers. ``jupyter``: return an ``IPython.display.HTML``
     (default: if running in a notebook, as displaCy does). Raises ValueError if no sentence has a
-    tree: the Docs need a pipeline with ``lal_parser``.
+    tree: either no sentence has words (empty or whitespace-only Docs: nothing to draw), or the
+    Docs were not parsed by a pipeline with ``lal_parser``.
     """
     from spacy import displacy
     from spacy.tokens import Doc
@@ -151,7 +152,7 @@ def render(
     docs = [docs] if isinstance(docs, Doc) else list(docs)
     prefix = f"lal-tree-{uuid.uuid4().hex}"
     blocks: list[str] = []
-    n_trees = 0
+    n_trees = n_with_words = 0
     for d, doc in enumerate(docs):
         if not len(doc):
             blocks.append(f'<p class="lal-note">Doc {d + 1} is empty: nothing to draw.</p>')
@@ -159,16 +160,26 @@ def render(
         show_deps = dependencies and doc.has_annotation("DEP")
         for s, sent in enumerate(sentences(doc)):
             parts = [f"<figcaption>{escape(sent.text)}</figcaption>"]
+            has_words = any(not token.is_space for token in sent)
+            n_with_words += has_words
             try:
                 tree = _span_tree(sent)
             except NotAConstituentError:
-                parts.append('<p class="lal-note">No constituency tree for this sentence.</p>')
+                note = "No constituency tree for this sentence." if has_words else "No words: nothing to draw."
+                parts.append(f'<p class="lal-note">{note}</p>')
             else:
                 parts.append(_draw(tree, opts, f"{prefix}-{d}-{s}"))
                 n_trees += 1
             if show_deps:
                 parts.append(displacy.render(sent, style="dep", page=False, jupyter=False, options=opts))
             blocks.append('<figure class="lal-sentence">{}</figure>'.format("\n".join(parts)))
+    if not n_with_words:
+        # Parsed or not, there is nothing a parser could have drawn a tree for.
+        raise ValueError(
+            "nothing to draw: no Docs were given"
+            if not docs
+            else f"nothing to draw: no sentence of the {len(docs)} Doc(s) has words (they are empty or whitespace)"
+        )
     if not n_trees:
         raise ValueError(
             f"nothing to draw: no sentence of the {len(docs)} Doc(s) has a constituency tree; "

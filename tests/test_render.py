@@ -264,9 +264,16 @@ def test_sentences_without_trees_get_a_note(nlp):
 
 
 def test_no_trees_at_all_is_a_clear_error(nlp):
-    for docs in (Doc(nlp.vocab, words=["Hi", "!"]), [Doc(nlp.vocab, words=[])], []):
-        with pytest.raises(ValueError, match="has a constituency tree.*lal_parser"):
-            render(docs)
+    with pytest.raises(ValueError, match="has a constituency tree.*lal_parser"):
+        render(Doc(nlp.vocab, words=["Hi", "!"]))
+
+
+def test_whitespace_sentence_gets_its_own_note(nlp):
+    doc = Doc(nlp.vocab, words=["Dogs", "bark", ".", "\n\n"], sent_starts=[1, 0, 0, 1])
+    set_tree(doc[0:3], Tree.from_string("(S (NP (NNS Dogs)) (VP (VBP bark)) (. .))").to_spans())
+    markup = render(doc)
+    assert markup.count("No words: nothing to draw.") == 1
+    assert "No constituency tree" not in markup
 
 
 def test_bad_options():
@@ -297,6 +304,20 @@ def pipeline(tmp_path_factory):
     path = tmp_path_factory.mktemp("render") / "pipeline"
     nlp.to_disk(path)
     return path
+
+
+@pytest.mark.parametrize("texts", [[""], ["   \n "], ["", "\n"]], ids=["empty", "whitespace", "several"])
+def test_nothing_to_draw_is_not_blamed_on_the_pipeline(pipeline, texts):
+    """Docs parsed by a pipeline with lal_parser but without words: say so, not "use lal_parser"."""
+    nlp = spacy.load(pipeline)
+    docs = list(nlp.pipe(texts))
+    with pytest.raises(ValueError) as error:
+        render(docs)
+    assert str(error.value) == (
+        f"nothing to draw: no sentence of the {len(texts)} Doc(s) has words (they are empty or whitespace)"
+    )
+    with pytest.raises(ValueError, match="^nothing to draw: no Docs were given$"):
+        render([])
 
 
 def test_cli_render(pipeline, tmp_path, capsys):
