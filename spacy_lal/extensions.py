@@ -27,7 +27,8 @@ hold.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
+import warnings
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from spacy.tokens import Doc, Span, Token
 
@@ -109,24 +110,74 @@ def clear_frames(doc: Doc) -> None:
 # -- registration ----------------------------------------------------------------------------
 
 
+class ExtensionConflictWarning(UserWarning):
+    """spacy_lal replaced ``._`` attributes that another package (benepar, say) had registered."""
+
+
+_WARNED_OWNERS: set = set()
+
+
 def register_extensions() -> None:
-    """Register the ``._`` attributes; safe to call again (``force=True``: replaces benepar's)."""
-    for attr in (TREE_ATTR, FRAME_ATTR):
-        Token.set_extension(attr, default=None, force=True)
-    Doc.set_extension("trees", getter=_get_trees, force=True)
-    Doc.set_extension("tree", getter=_get_tree, force=True)
-    Doc.set_extension("srl", getter=_get_frames, force=True)
-    Span.set_extension("labels", getter=_get_labels, force=True)
-    Span.set_extension("parse_string", getter=_get_parse_string, force=True)
-    Span.set_extension("children", getter=_get_children, force=True)
-    Span.set_extension("parent", getter=_get_parent, force=True)
-    Span.set_extension("constituents", getter=_get_constituents, force=True)
-    for name, getter in (
-        ("labels", _get_labels),
-        ("parse_string", _get_parse_string),
-        ("parent", _get_parent),
-    ):
-        Token.set_extension(name, getter=_on_token_span(getter), force=True)
+    """Register the ``._`` attributes; safe to call again.
+
+    The span and token attributes have benepar's names and meanings, and spaCy keeps one extension
+    per name and class, so ours replace (``force=True``) another package's of the same name: that
+    is warned once per package (:class:`ExtensionConflictWarning`), naming it and the attributes.
+    """
+    on_token = _on_token_span
+    registrations: List[Tuple[type, str, Dict[str, Any]]] = [
+        (Token, TREE_ATTR, {"default": None}),
+        (Token, FRAME_ATTR, {"default": None}),
+        (Doc, "trees", {"getter": _get_trees}),
+        (Doc, "tree", {"getter": _get_tree}),
+        (Doc, "srl", {"getter": _get_frames}),
+        (Span, "labels", {"getter": _get_labels}),
+        (Span, "parse_string", {"getter": _get_parse_string}),
+        (Span, "children", {"getter": _get_children}),
+        (Span, "parent", {"getter": _get_parent}),
+        (Span, "constituents", {"getter": _get_constituents}),
+        (Token, "labels", {"getter": on_token(_get_labels)}),
+        (Token, "parse_string", {"getter": on_token(_get_parse_string)}),
+        (Token, "parent", {"getter": on_token(_get_parent)}),
+    ]
+    replaced: Dict[str, List[str]] = {}
+    for cls, name, spec in registrations:
+        owner = _foreign_owner(cls, name, spec)
+        if owner is not None:
+            replaced.setdefault(owner, []).append(f"{cls.__name__}._.{name}")
+        cls.set_extension(name, force=True, **spec)
+    for owner, attributes in replaced.items():
+        if owner in _WARNED_OWNERS:
+            continue
+        _WARNED_OWNERS.add(owner)
+        # spaCy imports spacy_lal whenever it builds a pipeline (Language() loads every package's
+        # factory entry points), so the conflict is one of installed packages, not of imports.
+        warnings.warn(
+            f"spacy_lal replaced the spaCy extension attributes {', '.join(attributes)} that {owner} "
+            f"had registered: they now read spacy_lal's trees, and {owner}'s values can no longer be "
+            "read through them. spaCy keeps one extension per name, and it imports spacy_lal whenever "
+            f"it builds a pipeline while spacy-lal is installed; to use {owner}'s attributes, run "
+            f"{owner} in an environment without spacy-lal (importing it after spacy_lal fails instead, "
+            "with spaCy's error E090, if it registers them without force=True, as benepar 0.2 does).",
+            ExtensionConflictWarning,
+            stacklevel=2,
+        )
+
+
+def _foreign_owner(cls: type, name: str, spec: Dict[str, Any]) -> Optional[str]:
+    """The package that registered ``cls._.name``, if it exists and is not ours (else None)."""
+    if not cls.has_extension(name):  # type: ignore[attr-defined]
+        return None
+    default, method, getter, setter = cls.get_extension(name)  # type: ignore[attr-defined]
+    functions = [fn for fn in (method, getter, setter) if fn is not None]
+    if not functions:
+        # A plain value: ours are the lal_* storage attributes, whose names no other package uses.
+        return None if "default" in spec else "another package"
+    packages = {(getattr(fn, "__module__", None) or "").partition(".")[0] for fn in functions}
+    if packages == {__name__.partition(".")[0]}:
+        return None
+    known = sorted(packages - {"", __name__.partition(".")[0]})
+    return known[0] if known else "another package"
 
 
 # -- getters -------------------------------------------------------------------------------

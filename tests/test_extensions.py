@@ -1,13 +1,18 @@
+import importlib.util
 import pickle
 import re
 import subprocess
 import sys
+import types
+import warnings
 
 import pytest
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc, DocBin, Span, Token
 
+from spacy_lal import extensions
 from spacy_lal.extensions import (
+    ExtensionConflictWarning,
     NotAConstituentError,
     clear_trees,
     register_extensions,
@@ -166,9 +171,76 @@ def test_deep_tree_on_a_doc(nlp):
 
 
 def test_register_extensions_is_idempotent(doc):
-    register_extensions()
-    register_extensions()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # re-registering our own attributes is no conflict
+        register_extensions()
+        register_extensions()
     assert doc[:7]._.labels == ("S",)
+
+
+def test_another_packages_attributes_are_replaced_with_one_warning(doc, monkeypatch):
+    other = types.ModuleType("otherparser.spacy_ext")
+    exec("def labels(span):\n    return ('X',)\n\ndef parent(token):\n    return None\n", other.__dict__)
+    monkeypatch.setattr(extensions, "_WARNED_OWNERS", set())
+    try:
+        Span.set_extension("labels", getter=other.labels, force=True)
+        Token.set_extension("parent", getter=other.parent, force=True)
+        Doc.set_extension("srl", default=(), force=True)  # a plain value: its owner is unknown
+        assert doc[:7]._.labels == ("X",)
+        with pytest.warns(ExtensionConflictWarning) as record:
+            register_extensions()
+        messages = sorted(str(w.message) for w in record)
+        assert len(messages) == 2
+        assert messages[0].startswith("spacy_lal replaced the spaCy extension attributes Doc._.srl that another")
+        assert messages[1].startswith(
+            "spacy_lal replaced the spaCy extension attributes Span._.labels, Token._.parent that otherparser had"
+        )
+        assert doc[:7]._.labels == ("S",) and Token.get_extension("parent")[2].__module__ == "spacy_lal.extensions"
+        # Once per package: the same package's attributes replaced again are not warned about again.
+        Span.set_extension("labels", getter=other.labels, force=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            register_extensions()
+        assert doc[:7]._.labels == ("S",)
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            register_extensions()
+
+
+BENEPAR = importlib.util.find_spec("benepar") is not None
+
+
+@pytest.mark.skipif(not BENEPAR, reason="benepar is not installed")
+def test_benepar_and_spacy_lal_in_one_process():
+    """benepar (0.2) registers labels, parse_string, constituents, parent, children on Span and
+    labels, parse_string, parent on Token when imported, without force=True; no model is needed.
+    Imported first, they are replaced with a warning; registered after ours, benepar fails."""
+    done = subprocess.run(
+        [sys.executable, "-c", (
+            "import importlib, warnings\n"
+            "warnings.simplefilter('ignore'); warnings.simplefilter('always', UserWarning)\n"
+            "import benepar, spacy_lal\n"
+            "from spacy.tokens import Span, Token\n"
+            "print(Span.get_extension('children')[2].__module__, Token.get_extension('labels')[2].__module__)\n"
+            # benepar registering again, as an import after spacy_lal would (its own Doc value aside).
+            "from spacy.tokens import Doc; Doc.remove_extension('_constituent_data')\n"
+            "try:\n"
+            "    importlib.reload(benepar.integrations.spacy_extensions)\n"
+            "except ValueError as error:\n"
+            "    print(error)\n"
+        )],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    ours, refused = done.stdout.splitlines()
+    assert ours.split() == ["spacy_lal.extensions", "spacy_lal.extensions"]
+    assert refused.startswith("[E090] Extension 'labels' already exists on Span")
+    (line,) = [line for line in done.stderr.splitlines() if "ExtensionConflictWarning" in line]
+    attributes = "Span._.labels, Span._.parse_string, Span._.children, Span._.parent, Span._.constituents, "
+    attributes += "Token._.labels, Token._.parse_string, Token._.parent"
+    assert f"attributes {attributes} that benepar had registered" in line
+    assert "run benepar in an environment without spacy-lal" in line
 
 
 # -- persistence -----------------------------------------------------------------------------
