@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from spacy.tokens import Doc, Span, Token
 
@@ -114,7 +114,7 @@ class ExtensionConflictWarning(UserWarning):
     """spacy_lal replaced ``._`` attributes that another package (benepar, say) had registered."""
 
 
-_WARNED_OWNERS: set = set()
+_WARNED_OWNERS: Set[str] = set()
 
 
 def register_extensions() -> None:
@@ -124,8 +124,7 @@ def register_extensions() -> None:
     per name and class, so ours replace (``force=True``) another package's of the same name: that
     is warned once per package (:class:`ExtensionConflictWarning`), naming it and the attributes.
     """
-    on_token = _on_token_span
-    registrations: List[Tuple[type, str, Dict[str, Any]]] = [
+    registrations: List[Tuple[Any, str, Dict[str, Any]]] = [
         (Token, TREE_ATTR, {"default": None}),
         (Token, FRAME_ATTR, {"default": None}),
         (Doc, "trees", {"getter": _get_trees}),
@@ -136,9 +135,9 @@ def register_extensions() -> None:
         (Span, "children", {"getter": _get_children}),
         (Span, "parent", {"getter": _get_parent}),
         (Span, "constituents", {"getter": _get_constituents}),
-        (Token, "labels", {"getter": on_token(_get_labels)}),
-        (Token, "parse_string", {"getter": on_token(_get_parse_string)}),
-        (Token, "parent", {"getter": on_token(_get_parent)}),
+        (Token, "labels", {"getter": _on_token_span(_get_labels)}),
+        (Token, "parse_string", {"getter": _on_token_span(_get_parse_string)}),
+        (Token, "parent", {"getter": _on_token_span(_get_parent)}),
     ]
     replaced: Dict[str, List[str]] = {}
     for cls, name, spec in registrations:
@@ -164,19 +163,20 @@ def register_extensions() -> None:
         )
 
 
-def _foreign_owner(cls: type, name: str, spec: Dict[str, Any]) -> Optional[str]:
+def _foreign_owner(cls: Any, name: str, spec: Dict[str, Any]) -> Optional[str]:
     """The package that registered ``cls._.name``, if it exists and is not ours (else None)."""
-    if not cls.has_extension(name):  # type: ignore[attr-defined]
+    if not cls.has_extension(name):
         return None
-    default, method, getter, setter = cls.get_extension(name)  # type: ignore[attr-defined]
+    _, method, getter, setter = cls.get_extension(name)
     functions = [fn for fn in (method, getter, setter) if fn is not None]
     if not functions:
         # A plain value: ours are the lal_* storage attributes, whose names no other package uses.
         return None if "default" in spec else "another package"
+    ours = __name__.partition(".")[0]
     packages = {(getattr(fn, "__module__", None) or "").partition(".")[0] for fn in functions}
-    if packages == {__name__.partition(".")[0]}:
+    if packages == {ours}:
         return None
-    known = sorted(packages - {"", __name__.partition(".")[0]})
+    known = sorted(packages - {"", ours})
     return known[0] if known else "another package"
 
 
