@@ -20,8 +20,9 @@ token attributes raise :class:`NotAConstituentError` for a span that is not a co
 stored tree; a constituent lies within one parsed sentence, so for a doc of several sentences
 ``doc[:]`` is not one (use ``doc.sents``, or ``doc._.tree`` for one tree over all of them). POS
 tags come from ``token.tag_``; an empty tag reads as :data:`spacy_lal.tree.UNTAGGED`. Words are
-the tokens' texts, with whitespace (spaCy's whitespace tokens) written as "_", which brackets can
-hold.
+the tokens' texts. spaCy's whitespace tokens are no words of a treebank: the trees of
+``doc._.trees`` keep them as leaves tagged ``_SP`` (word "_") so that leaves and tokens align,
+while ``parse_string`` and ``children`` leave them out.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from spacy.tokens import Doc, Span, Token
 
 from .srl import Frame, FrameData, check_frame
-from .tree import UNTAGGED, LabelledSpan, Tree, check_spans
+from .tree import UNTAGGED, WHITESPACE_TAG, LabelledSpan, Tree, check_spans
 
 T = TypeVar("T")
 _WHITESPACE = re.compile(r"\s")
@@ -215,17 +216,28 @@ def _get_labels(span: Span) -> Tuple[str, ...]:
     return _Region.of(span).labels(span.start, span.end)
 
 
+def leaf_tag(token: Token) -> str:
+    """The POS tag of ``token``'s leaf: ``_SP`` for whitespace tokens, else ``token.tag_`` (or
+    :data:`~spacy_lal.tree.UNTAGGED`)."""
+    return WHITESPACE_TAG if token.is_space else token.tag_ or UNTAGGED
+
+
 def _get_parse_string(span: Span) -> str:
     """``span._.parse_string``: PTB bracketing of the constituent (words escaped, tags from
-    ``token.tag_``)."""
-    return _Region.of(span).subtree(span.start, span.end).to_string()
+    ``token.tag_``), whitespace tokens left out as in treebanks."""
+    return _Region.of(span).subtree(span.start, span.end).without_whitespace().to_string()
 
 
 def _get_children(span: Span) -> List[Span]:
-    """``span._.children``: the child constituents, single-token preterminals included; [] for a
-    single token."""
+    """``span._.children``: the child constituents, single-token preterminals included (not
+    whitespace tokens); [] for a single token."""
     region = _Region.of_constituent(span)
-    return [span.doc[start:end] for start, end in region.children(span.start, span.end)]
+    doc = span.doc
+    return [
+        doc[start:end]
+        for start, end in region.children(span.start, span.end)
+        if not (end - start == 1 and doc[start].is_space)
+    ]
 
 
 def _get_parent(span: Span) -> Optional[Span]:
@@ -332,7 +344,7 @@ class _Region:
         labels = self.labels(start, end)
         tokens = self.doc[start:end]
         words = [_WHITESPACE.sub("_", token.text) for token in tokens]
-        tags = [token.tag_ or UNTAGGED for token in tokens]
+        tags = [leaf_tag(token) for token in tokens]
         if not labels:
             return Tree(tags[0], word=words[0])
         inside = [(s - start, e - start, chain) for s, e, chain in self.spans if start <= s and e <= end]

@@ -21,6 +21,9 @@ UNTAGGED = "XX"
 #: Root labels of the wrapper bracket that :meth:`Tree.normalize` removes.
 WRAPPER_LABELS = frozenset({"TOP", "ROOT", ""})
 EMPTY_ELEMENT = "-NONE-"
+#: Tag of spaCy's whitespace tokens (as spaCy's taggers give them): they are no words of any
+#: treebank; stored trees keep them as leaves for token alignment, the printed forms drop them.
+WHITESPACE_TAG = "_SP"
 
 _ESCAPES = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-", "[": "-LSB-", "]": "-RSB-"}
 _UNESCAPES = {escaped: char for char, escaped in _ESCAPES.items()}
@@ -168,6 +171,20 @@ class Tree:
         while root.label in WRAPPER_LABELS and len(root.children) == 1:
             root = root.children[0]
         return root
+
+    def without_whitespace(self) -> Tree:
+        """A copy without ``_SP`` leaves (spaCy's whitespace tokens) and the constituents they
+        leave empty; the tree itself if it has nothing but such leaves."""
+        values: List[Optional[Tree]] = []
+        for node in _postorder(self):
+            if node.word is not None:
+                values.append(node if node.label != WHITESPACE_TAG else None)
+                continue
+            count = len(node.children)
+            children = [child for child in values[-count:] if child is not None]
+            del values[-count:]
+            values.append(Tree(node.label, children) if children else None)
+        return values[0] if values[0] is not None else self
 
     def to_spans(self) -> List[LabelledSpan]:
         """Labelled spans ``(start, end, labels)`` of the normalized tree, in pre-order.

@@ -223,6 +223,14 @@ def test_ptb_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
     assert tree.words() == MARY_WORDS
 
 
+@pytest.mark.parametrize("fmt", ["ptb", "text", "json"])
+def test_whitespace_tokens_are_no_words_of_the_printed_tree(pipeline: Path, capsys: pytest.CaptureFixture, fmt: str) -> None:
+    out = parse(capsys, pipeline, fmt, "Hello.\n\nWorld.")
+    assert "(_SP" not in out and " __)" not in out
+    if fmt == "ptb":
+        assert [word for tree in read_trees(out) for word in tree.words()] == ["Hello", ".", "World", "."]
+
+
 def test_conllu_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     out = parse(capsys, pipeline, "conllu", CAT)
     ((comments, rows),) = conllu_sentences(out)

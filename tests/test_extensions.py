@@ -92,12 +92,16 @@ def test_parse_string_uses_placeholder_for_missing_tags(nlp):
     assert doc[:]._.parse_string == f"(S (VP ({x} Go) ({x} -LRB-) ({x} now) ({x} -RRB-)))"
 
 
-def test_whitespace_tokens_are_written_as_underscores(nlp):
+def test_whitespace_tokens_are_sp_leaves_that_printing_leaves_out(nlp):
     doc = nlp("Go  now")
     assert [token.text for token in doc] == ["Go", " ", "now"]
     set_tree(doc[:], [(0, 3, ("S", "VP"))])
-    assert doc[:]._.parse_string == f"(S (VP ({UNTAGGED} Go) ({UNTAGGED} _) ({UNTAGGED} now)))"
+    # Stored trees keep whitespace as an _SP leaf, so leaves align with tokens ...
     assert doc._.tree.words() == ["Go", "_", "now"]
+    assert doc._.tree.tags() == [UNTAGGED, "_SP", UNTAGGED]
+    # ... and the printed tree and the span API leave it out, as treebanks do.
+    assert doc[:]._.parse_string == f"(S (VP ({UNTAGGED} Go) ({UNTAGGED} now)))"
+    assert [child.text for child in doc[:]._.children] == ["Go", "now"]
 
 
 @pytest.mark.parametrize(

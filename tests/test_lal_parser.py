@@ -1,4 +1,5 @@
 """lal_parser / lal_dependency_parser end to end: overfit, decode, serialize, bad input."""
+import logging
 import pickle
 
 import pytest
@@ -153,11 +154,29 @@ def test_empty_whitespace_and_long_input(trained, caplog):
     spaced = nlp("The cat   sat on the mat .")
     space = next(t for t in spaced if t.is_space)
     assert space.dep_ == "dep" and space.head.i == space.i - 1
+    # The stored tree keeps the whitespace token as an _SP leaf (leaves align with tokens); the
+    # printed tree and the span API leave it out, as treebanks do.
     assert spaced._.tree is not None and len(spaced._.tree.leaves()) == len(spaced)
-    long_doc = nlp(" ".join(["cat"] * 70))
-    assert "longer than the model's max_length" in caplog.text
-    assert len(long_doc._.trees) == 3  # 32 + 32 + 6 words
-    assert len(list(long_doc.sents)) == 1  # later pieces hang from the first piece's root
+    assert spaced._.tree.tags()[space.i] == "_SP"
+    sent = spaced[:]
+    assert "_SP" not in sent._.parse_string
+    assert Tree.from_string(sent._.parse_string).words() == [t.text for t in spaced if not t.is_space]
+    assert all(not (len(child) == 1 and child[0].is_space) for c in sent._.constituents for child in c._.children)
+    with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+        words = ["cat"] * 70 + ["."] + ["dog"] * 40
+        long_doc = nlp(Doc(nlp.vocab, words=words, sent_starts=[k in (0, 71) for k in range(len(words))]))
+    # One warning for the call, naming the component and what it did with both long sentences.
+    warnings = [r for r in caplog.records if "longer than the model's max_length" in r.getMessage()]
+    assert len(warnings) == 1
+    assert warnings[0].getMessage().startswith("lal_parser: 2 sentence(s)") and "one tree" in warnings[0].getMessage()
+    # Each sentence gets exactly one tree: the pieces' trees under one root (32 + 32 + 7 words).
+    sentences = list(long_doc.sents)
+    assert len(long_doc._.trees) == len(sentences)
+    first = sentences[0]
+    assert len(first) == 71 and first._.labels[0] == "S"
+    assert [len(child) for child in first._.children] == [32, 32, 7]
+    assert Tree.from_string(first._.parse_string).words() == [t.text for t in first]
+    assert sum(t.head.i == t.i for t in first) == 1  # later pieces hang from the first piece's root
 
 
 def test_sentences_are_parsed_separately(trained):

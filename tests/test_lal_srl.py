@@ -300,3 +300,22 @@ def test_load_obeys_the_configs_settings(trained, tmp_path):
     srl = spacy.load(tmp_path / "p", config=config).get_pipe("lal_srl")
     assert (srl.cfg["decoder"], srl.cfg["predicates"]) == ("viterbi", "predicted")
     assert srl.labels == nlp.get_pipe("lal_srl").labels   # the learned part still comes from disk
+
+
+def test_missing_lemmatizer_is_warned_once(trained, caplog):
+    """Without lemmas rolesets are built on word forms: said once, naming the lemmatizer."""
+    nlp, _ = trained
+    srl = nlp.get_pipe("lal_srl")
+    srl._warned_no_lemmas = False
+
+    def warnings_of(docs):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+            list(nlp.pipe(docs))
+        return [r.getMessage() for r in caplog.records if "lemmatizer" in r.getMessage()]
+
+    lemmatized = [Doc(nlp.vocab, words=words, lemmas=[w.lower() for w in words]) for words, _ in SENTENCES]
+    assert warnings_of(lemmatized) == []
+    first = warnings_of(raw_docs(nlp))
+    assert len(first) == 1 and first[0].startswith("lal_srl: predicates without a lemma")
+    assert warnings_of(raw_docs(nlp)) == []  # once, not at every call

@@ -275,3 +275,11 @@ def test_span_round_trip_property(tree):
     spans = tree.to_spans()
     assert Tree.from_spans(tree.words(), tree.tags(), spans) == tree
     assert check_spans(len(tree), spans) == spans
+
+
+def test_without_whitespace_drops_sp_leaves_and_emptied_constituents():
+    tree = Tree.from_string("(S (NP (NN Hello) (_SP __)) (NP (_SP _)) (NP (NN World)) (. .))")
+    assert tree.without_whitespace().to_string() == "(S (NP (NN Hello)) (NP (NN World)) (. .))"
+    only = Tree.from_string("(_SP _)")
+    assert only.without_whitespace() is only  # nothing but whitespace: kept as it is
+    assert tree.without_whitespace().without_whitespace().to_string() == tree.without_whitespace().to_string()

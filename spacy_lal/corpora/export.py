@@ -62,14 +62,16 @@ def write_ptb(docs: Iterable[Doc], path: PathLike) -> int:
                     line = sent._.parse_string
                 except NotAConstituentError:
                     missing += 1
-                    leaves = [
-                        Tree(token.tag_ or UNTAGGED, word=_WHITESPACE.sub("_", token.text)) for token in sent
-                    ]
+                    leaves = [Tree(token.tag_ or UNTAGGED, word=token.text) for token in sent if not token.is_space]
                     line = Tree("S", leaves).to_string()
                 f.write(line + "\n")
                 n += 1
     if missing:
-        warnings.warn(f"{path}: {missing} of {n} sentences had no tree and were written flat", stacklevel=2)
+        warnings.warn(
+            f"write_ptb: {missing} of {n} sentences had no constituency tree (not parsed by lal_parser) "
+            "and were written flat, (S (TAG word) ...), to keep the file aligned with the gold file",
+            stacklevel=2,
+        )
     return n
 
 

@@ -61,8 +61,8 @@ class ParserConfig:
     The defaults are sized for CPU training; the papers' values are given in brackets.
     """
 
-    #: Longest sentence, in words, the position table covers [300 in benepar].
-    max_length: int = 256
+    #: Longest sentence, in words, the learned position table covers [300 in benepar].
+    max_length: int = 512
     #: Encoder width [1024]; ``d_positional`` of it is position [512], the rest content.
     d_model: int = 256
     #: Position part of ``d_model`` (None = ``d_model // 2``).

@@ -79,6 +79,8 @@ class UnitPipe(TrainablePipe):
     # where predicates come from): on load the config's values win over the saved cfg's, so
     # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
     RUNTIME_SETTINGS: Tuple[str, ...] = ()
+    # What the component does with the pieces of a sentence longer than max_length (the warning).
+    LONG_SENTENCES = "each piece is read on its own"
     # The cfg keys that hold what training data teaches (``label_data``), with their empty values.
     LABEL_DATA: Dict[str, Any] = {}
 
@@ -180,7 +182,7 @@ class UnitPipe(TrainablePipe):
         validate_examples(examples, f"{self.name}.update")
         examples = self._training_examples(examples)
         docs = [eg.x for eg in examples]
-        units = make_units(docs, self.max_length, [training_sentences(eg) for eg in examples])
+        units = self._units(docs, [training_sentences(eg) for eg in examples])
         if not units:
             return losses
         set_dropout_rate(self.model, drop)
@@ -199,10 +201,13 @@ class UnitPipe(TrainablePipe):
 
     def _predict(self, docs: Iterable[Doc], **options: Any) -> Predictions:
         docs = list(docs)
-        units = make_units(docs, self.max_length)
+        units = self._units(docs)
         if not units:
             return Predictions(units, None)
         return Predictions(units, self.model.predict((docs, units, self._prediction_batch(docs, units, **options))))
+
+    def _units(self, docs: List[Doc], sentences: Optional[List[List[range]]] = None) -> List[Unit]:
+        return make_units(docs, self.max_length, sentences, component=self.name, pieces=self.LONG_SENTENCES)
 
     # Pretrained weights -------------------------------------------------------------------------
 

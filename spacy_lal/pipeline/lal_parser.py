@@ -10,8 +10,11 @@ What the component does with awkward input (see also ``units.py``):
 - Whitespace tokens are not shown to the model: each is attached to the nearest preceding word
   of its sentence (the following one at the start) with the label ``dep`` and, in the tree, sits
   inside the smallest constituent spanning its neighbours.
-- Sentences longer than the model's ``max_length`` words are parsed in pieces (a warning is
-  logged); the root of each later piece is attached to the first piece's root with ``dep``.
+- Sentences longer than the model's ``max_length`` words are parsed in pieces (one warning per
+  call): each still gets one tree, the pieces' trees side by side under a root labelled "S",
+  and one dependency tree, the root of each later piece attached to the first piece's root
+  with ``dep``. (Raising ``max_length`` needs a model trained with it: the position table is
+  learned.)
 - Empty Docs and Docs of whitespace only get no tree and keep their tokens unattached.
 - Gold labels not seen at ``initialize`` are trained as "no constituent" / skipped, and counted
   in a warning.
@@ -37,6 +40,7 @@ from .units import Unit
 logger = logging.getLogger("spacy_lal")
 
 ATTACH_LABEL = "dep"  # label of attachments the model does not predict (see module docstring)
+JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
 
 
 @Language.factory(
@@ -126,6 +130,18 @@ def make_lal_dependency_parser(
     )
 
 
+def _by_sentence(units: List[Unit], spans: List[numpy.ndarray]) -> List[List[Tuple[Unit, numpy.ndarray]]]:
+    """Units (in order, as ``make_units`` gives them) grouped into sentences: pieces after the
+    first of a long sentence join the sentence before them."""
+    sentences: List[List[Tuple[Unit, numpy.ndarray]]] = []
+    for unit, unit_spans in zip(units, spans):
+        if unit.piece and sentences:
+            sentences[-1].append((unit, unit_spans))
+        else:
+            sentences.append([(unit, unit_spans)])
+    return sentences
+
+
 class LabelAttentionParser(UnitPipe):
     """A spaCy component around the label-attention parser model (``spacy_lal.nn.parser``).
 
@@ -133,6 +149,11 @@ class LabelAttentionParser(UnitPipe):
     (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
     RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight")
+    LONG_SENTENCES = (
+        f"each sentence still gets one tree, the pieces' trees side by side under a root labelled "
+        f"{JOINED_ROOT!r}, and one dependency tree, the roots of later pieces attached to the first "
+        f"piece's root with {ATTACH_LABEL!r}"
+    )
     LABEL_DATA = {"span_labels": [], "dep_labels": [], "root_label": None}
 
     def __init__(
@@ -278,8 +299,8 @@ class LabelAttentionParser(UnitPipe):
             rows = by_doc.get(doc_index, [])
             if self.cfg["constituency"]:
                 clear_trees(doc)
-                for b in rows:
-                    self._set_tree(doc, units[b], parses.spans[b])
+                for sentence in _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows]):
+                    self._set_tree(doc, sentence)
             if self.cfg["dependencies"] and rows:
                 self._set_dependencies(
                     doc,
@@ -288,19 +309,24 @@ class LabelAttentionParser(UnitPipe):
                     [parses.dep_labels[b] for b in rows],
                 )
 
-    def _set_tree(self, doc: Doc, unit: Unit, spans: numpy.ndarray) -> None:
-        words = unit.words
-        n = len(words)
+    def _set_tree(self, doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]]) -> None:
+        """Store the tree of one sentence: the tree of its unit, or the trees of its pieces
+        side by side under one root labelled ``JOINED_ROOT`` (a sentence longer than
+        ``max_length``)."""
+        start = pieces[0][0].start
         tree = []
-        for start, end, label in spans.tolist():
-            chain = label_to_chain(self.span_labels[label - 1]) if label != EMPTY else ()
-            if not chain:
-                continue
-            if start == 0 and end == n:
-                tree.append((0, unit.end - unit.start, chain))
-            else:
-                tree.append((words[start] - unit.start, words[end - 1] + 1 - unit.start, chain))
-        set_tree(doc[unit.start : unit.end], tree)
+        for unit, spans in pieces:
+            words = unit.words
+            n = len(words)
+            for i, j, label in spans.tolist():
+                chain = label_to_chain(self.span_labels[label - 1]) if label != EMPTY else ()
+                if not chain:
+                    continue
+                if i == 0 and j == n:  # the piece's root spans its whitespace too
+                    tree.append((unit.start - start, unit.end - start, chain))
+                else:
+                    tree.append((words[i] - start, words[j - 1] + 1 - start, chain))
+        set_tree(doc[start : pieces[-1][0].end], tree, root_label=JOINED_ROOT)
 
     def _set_dependencies(self, doc: Doc, units: List[Unit], heads, labels) -> None:
         head = numpy.arange(len(doc), dtype="int64")

@@ -92,6 +92,7 @@ class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
 
     RUNTIME_SETTINGS = ("predicates", "decoder")
+    LONG_SENTENCES = "each piece is labelled on its own, a predicate's arguments found within its piece"
     LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}}
 
     def __init__(
@@ -109,6 +110,7 @@ class SemanticRoleLabeler(UnitPipe):
         if decoder not in DECODERS:
             raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")
         super().__init__(vocab, model, name, {"predicates": predicates, "decoder": decoder}, scorer=scorer)
+        self._warned_no_lemmas = False
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -237,11 +239,26 @@ class SemanticRoleLabeler(UnitPipe):
             unit = units[u]
             doc = docs[unit.doc_index]
             frames[unit.doc_index].append(self._frame(doc, unit, position, tags, sense))
+        self._check_lemmas(docs, frames)
         for doc, doc_frames in zip(docs, frames):
             if doc_frames:
                 set_frames(doc, doc_frames)
             else:
                 clear_frames(doc)
+
+    def _check_lemmas(self, docs: List[Doc], frames: List[List[FrameData]]) -> None:
+        """Rolesets are built on lemmas: without a lemmatizer before the component they are built
+        on word forms ("borrowed.01"). Said once, at the first call that meets it."""
+        if self._warned_no_lemmas or not self.senses:
+            return
+        if any(not doc[frame.predicate].lemma_ for doc, doc_frames in zip(docs, frames) for frame in doc_frames):
+            self._warned_no_lemmas = True
+            logger.warning(
+                "%s: predicates without a lemma: no lemmatizer runs before %s, so rolesets are built on "
+                "the lowercased word forms ('borrowed.01', not 'borrow.01'). Add a lemmatizer before it "
+                "(the shipped pipeline has 'trainable_lemmatizer'; spaCy's 'lemmatizer' works too).",
+                self.name, self.name,
+            )
 
     def _frame(self, doc: Doc, unit: Unit, position: int, tags: Sequence[int], sense: Optional[int]) -> FrameData:
         words = unit.words

@@ -39,7 +39,7 @@ def build_semantic_role_labeler(
     label_smoothing: Optional[float] = None,
     dropout: Optional[float] = None,
     d_head_hidden: int = 128,
-    max_length: int = 256,
+    max_length: int = 1024,
 ) -> Model:
     """DeepAtt semantic role labeller over any tok2vec.
 
@@ -50,7 +50,9 @@ def build_semantic_role_labeler(
     set. ``dropout`` (None = the preset's 0.2 residual/input, 0.1 attention/ReLU) sets all
     dropouts inside the torch model: spaCy's ``training.dropout`` does not reach into it.
     ``d_head_hidden``: hidden width of the predicate-identification and sense MLPs.
-    ``max_length``: longer sentences are labelled in pieces (see ``units.py``).
+    ``max_length``: longer sentences are labelled in pieces (see ``units.py``). DeepAtt's
+    sinusoidal timing signal has no length limit: this only bounds memory (attention is
+    quadratic in the sentence length).
     """
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")

@@ -4,9 +4,10 @@ A *unit* is one sentence as the model sees it: a range of the Doc's tokens and, 
 positions of its words. Whitespace tokens (spaCy makes one of each run of extra spaces) are
 not words of any treebank, so the model never sees them: the components attach them
 afterwards (see ``lal_parser.py``). Sentences longer than the model's ``max_length`` are cut
-into pieces of at most ``max_length`` words, each parsed on its own, and a warning is logged:
-transformer position tables end somewhere, and a crash on one long line of a big corpus is the
-worst outcome for a user.
+into pieces of at most ``max_length`` words, each read on its own (what the component then does
+with the pieces is its own: ``lal_parser`` joins them into one tree), and one warning per call
+names the component, the sentences and what was done: learned position tables end somewhere,
+and a crash on one long line of a big corpus is the worst outcome for a user.
 """
 import logging
 from dataclasses import dataclass
@@ -51,15 +52,20 @@ def make_units(
     docs: Iterable[Doc],
     max_length: int,
     sentences: Optional[Sequence[Sequence[range]]] = None,
+    *,
+    component: str = "spacy_lal",
+    pieces: str = "each piece is read on its own",
 ) -> List[Unit]:
     """Cut ``docs`` into units of at most ``max_length`` words, in Doc and sentence order.
 
     ``sentences`` gives each Doc's sentences as token ranges (in training: the gold sentences);
-    by default they come from ``sentence_ranges``.
+    by default they come from ``sentence_ranges``. Longer sentences give one warning per call,
+    naming ``component`` and saying what it does with the ``pieces``.
     """
     if max_length < 1:
         raise ValueError(f"max_length must be at least 1, got {max_length}")
     units: List[Unit] = []
+    long: List[str] = []
     for doc_index, doc in enumerate(docs):
         ranges = sentence_ranges(doc) if sentences is None else sentences[doc_index]
         for sent in ranges:
@@ -69,17 +75,20 @@ def make_units(
             if len(words) <= max_length:
                 units.append(Unit(doc_index, sent.start, sent.stop, tuple(words)))
                 continue
-            logger.warning(
-                "Sentence of %d words (tokens %d-%d) is longer than the model's max_length %d: "
-                "parsing it in %d pieces.",
-                len(words), sent.start, sent.stop, max_length, -(-len(words) // max_length),
-            )
+            long.append(f"Doc {doc_index} tokens {sent.start}-{sent.stop} ({len(words)} words)")
             for piece, offset in enumerate(range(0, len(words), max_length)):
                 chunk = tuple(words[offset : offset + max_length])
                 # Pieces tile the sentence: whitespace between two pieces goes to the earlier one.
                 end = sent.stop if offset + max_length >= len(words) else words[offset + max_length]
                 start = sent.start if piece == 0 else chunk[0]
                 units.append(Unit(doc_index, start, end, chunk, piece))
+    if long:
+        shown = "; ".join(long[:5]) + ("; ..." if len(long) > 5 else "")
+        logger.warning(
+            "%s: %d sentence(s) longer than the model's max_length of %d words (%s) were cut into "
+            "pieces of at most %d words: %s.",
+            component, len(long), max_length, shown, max_length, pieces,
+        )
     return units
 
 
