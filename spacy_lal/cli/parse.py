@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -85,7 +84,9 @@ def main(args: argparse.Namespace) -> int:
         for doc in docs:
             print(json.dumps(doc_to_json(doc), ensure_ascii=False))
     else:
-        print(_export(docs, args.format), end="")
+        from ..corpora.export import to_text
+
+        print(to_text(docs, args.format), end="")
     if args.render is not None:
         from ..render import render
 
@@ -141,16 +142,6 @@ def _non_blank(lines: Iterable[str]) -> List[str]:
 
 def _one_line(error: Exception) -> str:
     return " ".join(str(error).split())
-
-
-def _export(docs: List[Any], fmt: str) -> str:
-    from ..corpora.export import write_conll05, write_conllu, write_ptb
-
-    writer = {"ptb": write_ptb, "conllu": write_conllu, "conll05": write_conll05}[fmt]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"out.{fmt}"
-        writer(docs, path)
-        return path.read_text(encoding="utf8")
 
 
 def format_tree(tree: Any, indent: int = 0) -> str:

@@ -15,6 +15,7 @@ sentence lacking the annotation is written in a neutral form and counted in a wa
 from __future__ import annotations
 
 import re
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
@@ -31,6 +32,7 @@ __all__ = [
     "bio_to_cells",
     "predicate_lemma",
     "sentences",
+    "to_text",
     "write_conll05",
     "write_conllu",
     "write_ptb",
@@ -167,6 +169,15 @@ def predicate_lemma(frame: Frame) -> str:
         lemma, dot, _ = frame.sense.rpartition(".")
         return lemma if dot and lemma else frame.sense
     return frame.predicate.lemma_ or frame.predicate.text.lower()
+
+
+def to_text(docs: Iterable[Doc], fmt: str) -> str:
+    """What the writer of ``fmt`` ("ptb", "conllu" or "conll05" props) writes for ``docs``, as a string."""
+    writer = {"ptb": write_ptb, "conllu": write_conllu, "conll05": write_conll05}[fmt]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"out.{fmt}"
+        writer(docs, path)
+        return path.read_text(encoding="utf8")
 
 
 def bio_to_cells(tags: Sequence[str]) -> List[str]:

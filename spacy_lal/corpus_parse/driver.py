@@ -1,0 +1,236 @@
+"""``parse_corpus``: the driver. It reads the inputs, cuts shards, hands batches to an engine,
+puts each shard's results back in input order and writes the shard once all its documents are
+accounted for (parsed or failed)."""
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+from tqdm import tqdm
+
+from ..corpora._common import PathLike
+from .engines import ENGINES, LocalEngine, RayEngine
+from .inputs import Record, Source, find_sources
+from .manifest import OutputDir, ShardRecord
+from .outputs import FORMATS, join_payloads, shard_files, write_atomic
+from .worker import Batch, BatchResult, ModelSpec, check_model
+
+__all__ = ["Summary", "parse_corpus"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class Summary:
+    """What a run did. Counts are of this run; ``*_skipped`` were done by an earlier run."""
+
+    output: Path
+    engine: str
+    workers: int
+    documents: int = 0
+    words: int = 0
+    failed: int = 0
+    shards_written: int = 0
+    shards_skipped: int = 0
+    documents_skipped: int = 0
+    seconds: float = 0.0  # parsing, once the workers were ready
+    startup_seconds: float = 0.0  # starting Ray and loading the pipeline in every worker
+
+    @property
+    def words_per_second(self) -> float:
+        return self.words / self.seconds if self.seconds else 0.0
+
+    def __str__(self) -> str:
+        lines = [
+            f"parsed {self.documents:,} documents ({self.words:,} words) in {self.seconds:,.1f} s: "
+            f"{self.documents / max(self.seconds, 1e-9):,.1f} docs/s, {self.words_per_second:,.0f} words/s "
+            f"({self.engine}, {self.workers} worker{'s' if self.workers != 1 else ''}, "
+            f"after {self.startup_seconds:,.1f} s of start-up)",
+            f"wrote {self.shards_written} shards to {self.output}"
+            + (f"; {self.shards_skipped} shards ({self.documents_skipped:,} documents) were already done" if self.shards_skipped else ""),
+        ]
+        if self.failed:
+            lines.append(f"{self.failed} documents failed: see {self.output / 'failed.jsonl'}")
+        return "\n".join(lines)
+
+
+def parse_corpus(
+    inputs: Union[PathLike, Sequence[PathLike]],
+    output: PathLike,
+    *,
+    model: ModelSpec = None,
+    engine: str = "local",
+    format: str = "spacy",
+    address: Optional[str] = None,
+    workers: Optional[int] = None,
+    batch_size: int = 64,
+    shard_size: int = 1000,
+    n_process: int = 1,
+    text_unit: Optional[str] = None,
+    retries: int = 2,
+    gpus_per_worker: Optional[float] = None,
+    progress: bool = True,
+) -> Summary:
+    """Parse every document of ``inputs`` into shards in the directory ``output``.
+
+    ``inputs``: files, directories or globs (:func:`.inputs.find_sources`). ``model``: a shipped
+    pipeline's name (default: the shipped ``en_lal_ewt``), a saved pipeline's directory, a
+    package name, or a function returning the pipeline. ``format``: one of :data:`FORMATS`.
+    Each input file is cut into shards of ``shard_size`` documents, parsed in batches of
+    ``batch_size``. ``engine="local"`` parses in this process (``n_process`` as in ``nlp.pipe``);
+    ``engine="ray"`` on Ray actors (``address``, ``workers``, ``retries``, ``gpus_per_worker``:
+    see :class:`.engines.RayEngine`).
+
+    Reruns resume: shards listed in ``output/manifest.jsonl`` are skipped. Documents the pipeline
+    cannot parse are listed in ``output/failed.jsonl``; every other document is in exactly one
+    shard, in input order, with its input id. Bad input raises before anything is parsed
+    (:class:`spacy_lal.corpora.CorpusFormatError` names the file and line).
+    """
+    if format not in FORMATS:
+        raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, not {engine!r}")
+    for name, value in (("batch_size", batch_size), ("shard_size", shard_size), ("n_process", n_process)):
+        if value < 1:
+            raise ValueError(f"{name} must be at least 1, not {value}")
+    if engine == "ray" and n_process != 1:
+        raise ValueError("n_process is for the local engine; give the Ray engine more workers instead")
+    check_model(model)
+    sources = find_sources(inputs, text_unit)
+    counts = {source.name: source.count() for source in sources}
+    out = OutputDir(Path(output), {"format": format, "shard_size": shard_size})
+    planned = {f"{name}-{k:05d}" for name, n in counts.items() for k in range(math.ceil(n / shard_size))}
+    summary = Summary(Path(output), engine, workers or n_process)
+    summary.shards_skipped = len(planned & out.done.keys())
+    summary.documents_skipped = sum(out.done[s].docs + out.done[s].failed for s in planned & out.done.keys())
+    if not planned - out.done.keys():
+        logger.info("%s: all %d shards are done", output, len(planned))
+        return summary
+
+    # A whole shard per call lets nlp.pipe's processes run through it; one batch otherwise.
+    unit = shard_size if engine == "local" and n_process > 1 else batch_size
+    start = time.perf_counter()
+    runner: Any = (
+        LocalEngine(model, format, batch_size, n_process=n_process)
+        if engine == "local"
+        else RayEngine(model, format, batch_size, address=address, workers=workers, retries=retries,
+                       gpus_per_worker=gpus_per_worker)
+    )
+    with runner, tqdm(
+        total=sum(counts.values()), initial=summary.documents_skipped, unit="doc", disable=not progress, smoothing=0.1
+    ) as bar:
+        summary.workers = runner.workers
+        summary.startup_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        shards = _Assembler(out, format, summary)
+        words = 0
+        for result in runner.map(_batches(sources, out, shard_size, unit, shards)):
+            shards.add(result)
+            words += result.words
+            bar.update(result.size)
+            bar.set_postfix_str(f"{words / (time.perf_counter() - start):,.0f} words/s", refresh=False)
+        summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _batches(sources: List[Source], out: OutputDir, shard_size: int, unit: int, shards: "_Assembler") -> Iterator[Batch]:
+    """The batches of the shards still to do, read lazily; a done shard is only checked."""
+    for source in sources:
+        for k, records in enumerate(_chunks(source.records(), shard_size)):
+            name = f"{source.name}-{k:05d}"
+            if name in out.done:
+                _check_unchanged(out.done[name], records, source)
+                continue
+            shards.expect(name, records)
+            for b, start in enumerate(range(0, len(records), unit)):
+                yield _batch(name, (b,), records[start : start + unit])
+
+
+def _check_unchanged(done: ShardRecord, records: List[Record], source: Source) -> None:
+    now = (len(records), records[0].id, records[-1].id)
+    then = (done.docs + done.failed, done.first_id, done.last_id)
+    if now != then:
+        raise ValueError(
+            f"the input {', '.join(map(str, source.paths[:3]))} changed since shard {done.shard} was written "
+            f"(documents, first id, last id: {then} then, {now} now); write to a new output directory"
+        )
+
+
+def _chunks(records: Iterator[Record], size: int) -> Iterator[List[Record]]:
+    chunk: List[Record] = []
+    for record in records:
+        chunk.append(record)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _batch(shard: str, key: tuple, records: List[Record]) -> Batch:
+    ids = [r.id for r in records]
+    metas = [r.meta for r in records]
+    if records[0].doc is None:
+        return Batch(shard, key, ids, metas, texts=[r.text for r in records])
+    from spacy.tokens import DocBin
+
+    return Batch(shard, key, ids, metas, docbin=DocBin(store_user_data=True, docs=[r.doc for r in records]).to_bytes())
+
+
+@dataclass
+class _Shard:
+    size: int
+    first_id: str
+    last_id: str
+    results: List[BatchResult] = field(default_factory=list)
+
+    @property
+    def received(self) -> int:
+        return sum(r.size for r in self.results)
+
+
+class _Assembler:
+    """Collects the results of each shard and writes the shard when it is complete."""
+
+    def __init__(self, out: OutputDir, fmt: str, summary: Summary) -> None:
+        self.out, self.fmt, self.summary = out, fmt, summary
+        self.pending: Dict[str, _Shard] = {}
+        self._warned: set = set()
+
+    def expect(self, name: str, records: List[Record]) -> None:
+        self.pending[name] = _Shard(len(records), records[0].id, records[-1].id)
+
+    def add(self, result: BatchResult) -> None:
+        self._warn(result.warnings)
+        shard = self.pending[result.shard]
+        shard.results.append(result)
+        if shard.received == shard.size:
+            self._write(result.shard, self.pending.pop(result.shard))
+
+    def _write(self, name: str, shard: _Shard) -> None:
+        results = sorted(shard.results, key=lambda r: r.key)
+        files = shard_files(self.out.path, name, self.fmt)
+        write_atomic(files["data"], join_payloads([r.pieces["data"] for r in results if r.pieces], self.fmt))
+        if "ids" in files:
+            write_atomic(files["ids"], "".join(r.pieces["ids"] for r in results if r.pieces).encode("utf8"))
+        failures = [f for r in results for f in r.failures]
+        docs, words = sum(r.docs for r in results), sum(r.words for r in results)
+        self.out.record(ShardRecord(name, docs, len(failures), words, shard.first_id, shard.last_id), failures)
+        self.summary.documents += docs
+        self.summary.words += words
+        self.summary.failed += len(failures)
+        self.summary.shards_written += 1
+
+    def _warn(self, messages: List[str]) -> None:
+        # Each batch's writer warns with its own counts: say each kind of warning once.
+        for message in messages:
+            kind = re.sub(r"\d+", "N", message.split(": ", 1)[-1])
+            if kind not in self._warned:
+                self._warned.add(kind)
+                warnings.warn(f"{message.split(': ', 1)[-1]} (in one batch; said once)", stacklevel=3)

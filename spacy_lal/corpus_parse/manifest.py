@@ -1,0 +1,117 @@
+"""The output directory's book-keeping: which shards are done, which documents failed.
+
+- ``run.json``: the settings that decide what a shard holds (format, shard size). A rerun with
+  other settings would cut other shards, so it is refused.
+- ``manifest.jsonl``: one line per finished shard, appended (and flushed to disk) only after the
+  shard's files were renamed into place: ``{"shard", "docs", "failed", "words", "first_id",
+  "last_id"}``. A shard is done iff it has a line here. A line cut short by a crash is ignored.
+- ``failed.jsonl``: ``{"id", "shard", "error"}`` for each document the pipeline could not parse.
+  Written before the shard's manifest line; a run starts by dropping lines of unfinished shards,
+  so a shard redone after a crash does not list its failures twice.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Sequence, Tuple
+
+from .outputs import temp_files, write_atomic
+
+__all__ = ["OutputDir", "ShardRecord"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ShardRecord:
+    shard: str
+    docs: int
+    failed: int
+    words: int
+    first_id: str
+    last_id: str
+
+
+class OutputDir:
+    """The manifest, the failed file and the run settings of one output directory."""
+
+    def __init__(self, path: Path, settings: Dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.manifest = self.path / "manifest.jsonl"
+        self.failed = self.path / "failed.jsonl"
+        self._check_settings(settings)
+        for leftover in temp_files(self.path):
+            leftover.unlink()
+        self.done: Dict[str, ShardRecord] = self._read_manifest()
+        self._drop_unfinished_failures()
+
+    def record(self, entry: ShardRecord, failures: Sequence[Tuple[str, str]]) -> None:
+        """Mark a shard done (its files are in place), after listing its failed documents."""
+        if failures:
+            lines = [json.dumps({"id": i, "shard": entry.shard, "error": e}, ensure_ascii=False) for i, e in failures]
+            _append(self.failed, lines)
+        _append(self.manifest, [json.dumps(entry.__dict__, ensure_ascii=False)])
+        self.done[entry.shard] = entry
+
+    def _check_settings(self, settings: Dict[str, Any]) -> None:
+        run = self.path / "run.json"
+        if run.exists():
+            before = json.loads(run.read_text(encoding="utf8"))
+            changed = {k: (before.get(k), v) for k, v in settings.items() if before.get(k) != v}
+            if changed:
+                what = ", ".join(f"{k}: {old!r} then, {new!r} now" for k, (old, new) in changed.items())
+                raise ValueError(
+                    f"{self.path} holds a run with other settings ({what}); resume with the same "
+                    "settings or write to another directory"
+                )
+        else:
+            write_atomic(run, json.dumps(settings, indent=2).encode("utf8"))
+
+    def _read_manifest(self) -> Dict[str, ShardRecord]:
+        done: Dict[str, ShardRecord] = {}
+        if not self.manifest.exists():
+            return done
+        lines = self.manifest.read_text(encoding="utf8").splitlines()
+        for number, line in enumerate(lines, start=1):
+            try:
+                entry = ShardRecord(**json.loads(line))
+            except (json.JSONDecodeError, TypeError):
+                # Only the last line can be torn (appends are flushed one by one): redo that shard.
+                if number < len(lines):
+                    raise ValueError(f"{self.manifest}, line {number}: not a manifest entry: {line[:80]!r}") from None
+                logger.warning("%s: ignoring a torn last line (a crash while writing it)", self.manifest)
+                self.manifest.write_text("".join(l + "\n" for l in lines[:-1]), encoding="utf8")
+                continue
+            done[entry.shard] = entry
+        return done
+
+    def _drop_unfinished_failures(self) -> None:
+        if not self.failed.exists():
+            return
+        lines = self.failed.read_text(encoding="utf8").splitlines()
+        kept = [line for line in lines if _shard_of(line) in self.done]
+        if len(kept) != len(lines):
+            write_atomic(self.failed, "".join(line + "\n" for line in kept).encode("utf8"))
+
+    def failures(self) -> List[Dict[str, str]]:
+        if not self.failed.exists():
+            return []
+        return [json.loads(line) for line in self.failed.read_text(encoding="utf8").splitlines()]
+
+
+def _shard_of(line: str) -> Any:
+    try:
+        return json.loads(line).get("shard")
+    except json.JSONDecodeError:
+        return None
+
+
+def _append(path: Path, lines: List[str]) -> None:
+    with open(path, "a", encoding="utf8") as f:
+        f.write("".join(line + "\n" for line in lines))
+        f.flush()
+        os.fsync(f.fileno())
