@@ -3,6 +3,7 @@ puts each shard's results back in input order and writes the shard once all its 
 accounted for (parsed or failed)."""
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import re
@@ -10,7 +11,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from tqdm import tqdm
 
@@ -110,6 +111,8 @@ def parse_corpus(
     summary.shards_skipped = len(planned & out.done.keys())
     summary.documents_skipped = sum(out.done[s].docs + out.done[s].failed for s in planned & out.done.keys())
     if not planned - out.done.keys():
+        for name, records, source in _shards(sources, shard_size):
+            _check_unchanged(out.done[name], records, source)
         logger.info("%s: all %d shards are done", output, len(planned))
         return summary
 
@@ -141,25 +144,38 @@ def parse_corpus(
 
 def _batches(sources: List[Source], out: OutputDir, shard_size: int, unit: int, shards: "_Assembler") -> Iterator[Batch]:
     """The batches of the shards still to do, read lazily; a done shard is only checked."""
+    for name, records, source in _shards(sources, shard_size):
+        if name in out.done:
+            _check_unchanged(out.done[name], records, source)
+            continue
+        shards.expect(name, records)
+        for b, start in enumerate(range(0, len(records), unit)):
+            yield _batch(name, (b,), records[start : start + unit])
+
+
+def _shards(sources: List[Source], shard_size: int) -> Iterator[Tuple[str, List[Record], Source]]:
+    """Each source cut into shards of ``shard_size`` documents: (shard name, records, source)."""
     for source in sources:
         for k, records in enumerate(_chunks(source.records(), shard_size)):
-            name = f"{source.name}-{k:05d}"
-            if name in out.done:
-                _check_unchanged(out.done[name], records, source)
-                continue
-            shards.expect(name, records)
-            for b, start in enumerate(range(0, len(records), unit)):
-                yield _batch(name, (b,), records[start : start + unit])
+            yield f"{source.name}-{k:05d}", records, source
 
 
 def _check_unchanged(done: ShardRecord, records: List[Record], source: Source) -> None:
-    now = (len(records), records[0].id, records[-1].id)
-    then = (done.docs + done.failed, done.first_id, done.last_id)
-    if now != then:
+    if _digest(records) != done.digest:
         raise ValueError(
             f"the input {', '.join(map(str, source.paths[:3]))} changed since shard {done.shard} was written "
-            f"(documents, first id, last id: {then} then, {now} now); write to a new output directory"
+            f"(its {done.docs + done.failed} documents from {done.first_id} to {done.last_id} are not the same); "
+            "write to a new output directory"
         )
+
+
+def _digest(records: List[Record]) -> str:
+    """A fingerprint of a shard's input: ids and texts."""
+    sha = hashlib.sha1()
+    for record in records:
+        text = record.text if record.doc is None else record.doc.text
+        sha.update(f"{len(record.id)}:{record.id}{len(text)}:{text}".encode("utf8"))
+    return sha.hexdigest()
 
 
 def _chunks(records: Iterator[Record], size: int) -> Iterator[List[Record]]:
@@ -188,6 +204,7 @@ class _Shard:
     size: int
     first_id: str
     last_id: str
+    digest: str
     results: List[BatchResult] = field(default_factory=list)
 
     @property
@@ -204,7 +221,7 @@ class _Assembler:
         self._warned: set = set()
 
     def expect(self, name: str, records: List[Record]) -> None:
-        self.pending[name] = _Shard(len(records), records[0].id, records[-1].id)
+        self.pending[name] = _Shard(len(records), records[0].id, records[-1].id, _digest(records))
 
     def add(self, result: BatchResult) -> None:
         self._warn(result.warnings)
@@ -221,7 +238,7 @@ class _Assembler:
             write_atomic(files["ids"], "".join(r.pieces["ids"] for r in results if r.pieces).encode("utf8"))
         failures = [f for r in results for f in r.failures]
         docs, words = sum(r.docs for r in results), sum(r.words for r in results)
-        self.out.record(ShardRecord(name, docs, len(failures), words, shard.first_id, shard.last_id), failures)
+        self.out.record(ShardRecord(name, docs, len(failures), words, shard.first_id, shard.last_id, shard.digest), failures)
         self.summary.documents += docs
         self.summary.words += words
         self.summary.failed += len(failures)

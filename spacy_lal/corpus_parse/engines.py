@@ -157,7 +157,11 @@ class RayEngine:
                     )
                     retry.extendleft(reversed(batch.halves()))
                 else:
-                    reason = f"the worker died on it {self.retries + 1} times ({' '.join(str(error).split())[:300]})"
+                    tries = self.retries + 1
+                    reason = (
+                        f"the worker died on it {tries} time{'s' if tries > 1 else ''} "
+                        f"({' '.join(str(error).split())[:300]})"
+                    )
                     yield BatchResult(batch.shard, batch.key, pieces={}, failures=[(batch.ids[0], reason)])
                 continue
             yield result

@@ -4,7 +4,7 @@
   other settings would cut other shards, so it is refused.
 - ``manifest.jsonl``: one line per finished shard, appended (and flushed to disk) only after the
   shard's files were renamed into place: ``{"shard", "docs", "failed", "words", "first_id",
-  "last_id"}``. A shard is done iff it has a line here. A line cut short by a crash is ignored.
+  "last_id", "digest"}``. A shard is done iff it has a line here. A line cut short by a crash is ignored.
 - ``failed.jsonl``: ``{"id", "shard", "error"}`` for each document the pipeline could not parse.
   Written before the shard's manifest line; a run starts by dropping lines of unfinished shards,
   so a shard redone after a crash does not list its failures twice.
@@ -33,6 +33,7 @@ class ShardRecord:
     words: int
     first_id: str
     last_id: str
+    digest: str  # of the shard's input ids and texts: a rerun checks the input did not change
 
 
 class OutputDir:
