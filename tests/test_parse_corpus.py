@@ -5,7 +5,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, List, Tuple
 
 import pytest
 import spacy
@@ -170,6 +170,17 @@ def test_missing_input_and_unknown_model_are_refused(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "a.txt", ["Hi."])
     with pytest.raises(ValueError, match="cannot find the pipeline 'no/such/pipeline'"):
         parse_corpus(path, tmp_path / "out", model="no/such/pipeline")
+
+
+def test_transformer_pipelines_are_recognised_for_gpu_workers(tmp_path: Path) -> None:
+    from spacy_lal.corpus_parse.worker import uses_transformer
+
+    (tmp_path / "trf").mkdir()
+    config = Path(__file__).parents[1] / "configs" / "lal_parser_trf.cfg"
+    (tmp_path / "trf" / "config.cfg").write_text(config.read_text(encoding="utf8"), encoding="utf8")
+    assert uses_transformer(tmp_path / "trf")
+    assert not uses_transformer(None)  # the shipped en_lal_ewt: tok2vec
+    assert not uses_transformer(small_nlp)
 
 
 # --- the local engine ---

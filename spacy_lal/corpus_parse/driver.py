@@ -48,13 +48,13 @@ class Summary:
         return self.words / self.seconds if self.seconds else 0.0
 
     def __str__(self) -> str:
+        done_before = f"; {self.shards_skipped} shards ({self.documents_skipped:,} documents) were already done"
         lines = [
             f"parsed {self.documents:,} documents ({self.words:,} words) in {self.seconds:,.1f} s: "
             f"{self.documents / max(self.seconds, 1e-9):,.1f} docs/s, {self.words_per_second:,.0f} words/s "
             f"({self.engine}, {self.workers} worker{'s' if self.workers != 1 else ''}, "
             f"after {self.startup_seconds:,.1f} s of start-up)",
-            f"wrote {self.shards_written} shards to {self.output}"
-            + (f"; {self.shards_skipped} shards ({self.documents_skipped:,} documents) were already done" if self.shards_skipped else ""),
+            f"wrote {self.shards_written} shards to {self.output}" + (done_before if self.shards_skipped else ""),
         ]
         if self.failed:
             lines.append(f"{self.failed} documents failed: see {self.output / 'failed.jsonl'}")
@@ -142,7 +142,9 @@ def parse_corpus(
     return summary
 
 
-def _batches(sources: List[Source], out: OutputDir, shard_size: int, unit: int, shards: "_Assembler") -> Iterator[Batch]:
+def _batches(
+    sources: List[Source], out: OutputDir, shard_size: int, unit: int, shards: "_Assembler"
+) -> Iterator[Batch]:
     """The batches of the shards still to do, read lazily; a done shard is only checked."""
     for name, records, source in _shards(sources, shard_size):
         if name in out.done:
@@ -238,7 +240,8 @@ class _Assembler:
             write_atomic(files["ids"], "".join(r.pieces["ids"] for r in results if r.pieces).encode("utf8"))
         failures = [f for r in results for f in r.failures]
         docs, words = sum(r.docs for r in results), sum(r.words for r in results)
-        self.out.record(ShardRecord(name, docs, len(failures), words, shard.first_id, shard.last_id, shard.digest), failures)
+        entry = ShardRecord(name, docs, len(failures), words, shard.first_id, shard.last_id, shard.digest)
+        self.out.record(entry, failures)
         self.summary.documents += docs
         self.summary.words += words
         self.summary.failed += len(failures)

@@ -115,9 +115,8 @@ def find_sources(inputs: Union[PathLike, Sequence[PathLike]], text_unit: Optiona
 
 
 def _corpus_files(directory: Path) -> List[Path]:
-    return sorted(
-        p for p in directory.rglob("*") if p.is_file() and p.suffix in (*_SHARD_SUFFIXES, ".txt") and not _hidden(p, directory)
-    )
+    wanted = (*_SHARD_SUFFIXES, ".txt")
+    return sorted(p for p in directory.rglob("*") if p.is_file() and p.suffix in wanted and not _hidden(p, directory))
 
 
 def _hidden(path: Path, root: Path) -> bool:
@@ -148,7 +147,8 @@ def _read_jsonl(source: Source) -> Iterator[Record]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as error:
-                raise CorpusFormatError(path, number, f"not valid JSON ({error.msg} at character {error.pos + 1})") from None
+                where = f"at character {error.pos + 1}"
+                raise CorpusFormatError(path, number, f"not valid JSON ({error.msg} {where})") from None
             if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
                 got = type(obj.get("text")).__name__ if isinstance(obj, dict) and "text" in obj else "no 'text'"
                 raise CorpusFormatError(path, number, f"expected a JSON object with a string field 'text', got {got}")

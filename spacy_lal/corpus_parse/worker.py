@@ -120,7 +120,7 @@ def uses_transformer(model: ModelSpec) -> bool:
         return False
     from spacy.util import get_package_path, is_package, load_config
 
-    from ..pretrained import pipeline_path, DEFAULT_PIPELINE
+    from ..pretrained import DEFAULT_PIPELINE, pipeline_path
 
     name = str(model or DEFAULT_PIPELINE)
     try:
@@ -128,9 +128,8 @@ def uses_transformer(model: ModelSpec) -> bool:
         config = load_config(Path(path) / "config.cfg", interpolate=False)
     except (OSError, ValueError):
         return False
-    return "Transformer" in config.to_str() or any(
-        "transformer" in str(c.get("factory", "")) for c in config.get("components", {}).values()
-    )
+    # spacy-transformers' "transformer", spacy-curated-transformers' "curated_transformer"
+    return any("transformer" in str(c.get("factory", "")) for c in config.get("components", {}).values())
 
 
 class BatchParser:
@@ -167,7 +166,8 @@ class BatchParser:
 
     def _parse(self, batch: Batch) -> Tuple[List[Any], List[Tuple[str, str]]]:
         try:
-            docs = list(self.nlp.pipe(batch.inputs(self.nlp.vocab), batch_size=self.batch_size, n_process=self.n_process))
+            inputs = batch.inputs(self.nlp.vocab)
+            docs = list(self.nlp.pipe(inputs, batch_size=self.batch_size, n_process=self.n_process))
             failures: List[Tuple[str, str]] = []
         except Exception:  # noqa: BLE001 - isolate the document(s) at fault below
             docs, failures = [], []
