@@ -201,6 +201,15 @@ def test_local_engine_writes_what_nlp_pipe_gives(tmp_path: Path, reference: Lang
         assert id_lines == "".join(f"{i}\t{n}\n" for i, n in zip(ids, n_sents))
 
 
+def test_local_engine_with_processes_writes_what_nlp_pipe_gives(tmp_path: Path, reference: Language) -> None:
+    docs = texts(40)
+    path = write_lines(tmp_path / "in.txt", docs)
+    summary = parse_corpus(path, tmp_path / "out", model=small_nlp, n_process=2, batch_size=5, shard_size=20,
+                           progress=False)
+    assert (summary.documents, summary.shards_written) == (40, 2)
+    check_equal_to_pipe(tmp_path / "out", "spacy", reference, docs, [f"in.txt:{i}" for i in range(1, 41)])
+
+
 def test_jsonl_output_keeps_ids_and_metadata(tmp_path: Path) -> None:
     path = write_lines(tmp_path / "in.jsonl", [json.dumps({"id": "d1", "text": "A cat.", "lang": "en", "n": 1}),
                                                 json.dumps({"text": "A dog."})])

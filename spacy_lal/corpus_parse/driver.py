@@ -48,17 +48,22 @@ class Summary:
         return self.words / self.seconds if self.seconds else 0.0
 
     def __str__(self) -> str:
-        done_before = f"; {self.shards_skipped} shards ({self.documents_skipped:,} documents) were already done"
+        skipped = _count(self.shards_skipped, "shard")
+        done_before = f"; {skipped} ({self.documents_skipped:,} documents) were already done" if self.shards_skipped else ""
         lines = [
             f"parsed {self.documents:,} documents ({self.words:,} words) in {self.seconds:,.1f} s: "
             f"{self.documents / max(self.seconds, 1e-9):,.1f} docs/s, {self.words_per_second:,.0f} words/s "
-            f"({self.engine}, {self.workers} worker{'s' if self.workers != 1 else ''}, "
+            f"({self.engine}, {_count(self.workers, 'worker')}, "
             f"after {self.startup_seconds:,.1f} s of start-up)",
-            f"wrote {self.shards_written} shards to {self.output}" + (done_before if self.shards_skipped else ""),
+            f"wrote {_count(self.shards_written, 'shard')} to {self.output}{done_before}",
         ]
         if self.failed:
-            lines.append(f"{self.failed} documents failed: see {self.output / 'failed.jsonl'}")
+            lines.append(f"{_count(self.failed, 'document')} failed: see {self.output / 'failed.jsonl'}")
         return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def parse_corpus(

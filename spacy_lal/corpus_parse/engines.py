@@ -14,6 +14,11 @@ loaded once per actor), and keeps one batch in flight per actor. Reliability is 
   down to the single document, which is reported as failed (so one poisonous document costs a few
   restarts, not the run).
 
+Plain actors and ``ray.wait`` rather than ``ray.util.ActorPool`` (whose ``get_next_unordered``
+does not say which batch an error belongs to, and the halving needs that) or Ray Data (whose
+``map_batches`` fails the whole dataset once a batch's retries are spent, and whose writers know
+nothing of our manifest): what the driver adds is the ordering and atomic writing of shards.
+
 Ray is imported only here, inside :class:`RayEngine`: the local engine needs no Ray.
 """
 from __future__ import annotations
