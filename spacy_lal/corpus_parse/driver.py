@@ -49,7 +49,9 @@ class Summary:
 
     def __str__(self) -> str:
         skipped = _count(self.shards_skipped, "shard")
-        done_before = f"; {skipped} ({self.documents_skipped:,} documents) were already done" if self.shards_skipped else ""
+        done_before = ""
+        if self.shards_skipped:
+            done_before = f"; {skipped} ({self.documents_skipped:,} documents) were already done"
         lines = [
             f"parsed {self.documents:,} documents ({self.words:,} words) in {self.seconds:,.1f} s: "
             f"{self.documents / max(self.seconds, 1e-9):,.1f} docs/s, {self.words_per_second:,.0f} words/s "
