@@ -20,6 +20,7 @@ Medians over the rounds. On a real cluster: start Ray (README, "Parse a corpus (
 ``--address auto`` on the head node and ``--workers`` up to the cluster's CPUs.
 """
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -97,6 +98,7 @@ def main(argv=None) -> int:
                 driver_cpu.setdefault(name, []).append(cpu / summary.seconds)
         print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:,.0f}" for k, v in speed.items()) + " words/s", flush=True)
     ray.shutdown()
+    shutil.rmtree(tmp)
 
     base = statistics.median(speed["nlp.pipe"])
     print(f"\n{len(texts)} documents, {n_words} words, batches of {args.batch_size}, median of {args.rounds} rounds; "
