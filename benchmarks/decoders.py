@@ -300,6 +300,7 @@ def batch_table(budget: float, count: int = 256) -> None:
 
 CORES = [
     (decode._cky, "cky_batch"),
+    (decode._joint, "joint_batch"),
     (decode._eisner, "eisner_batch"),
     (decode._mst, "chu_liu_edmonds_batch"),
     (decode._viterbi, "bio_batch"),
@@ -330,7 +331,7 @@ def _timed_cores(clock: List[float]) -> Iterator[None]:
 
 
 def decode_share(parse_step: Callable[[], Any], repeats: int = 3) -> Dict[str, float]:
-    """HOOK FOR THE PARSER (not wired yet: the parser does not exist).
+    """The decoders' share of a parse (used by `benchmarks/parse_speed.py`).
 
     Runs `parse_step` (a zero-argument callable doing one full parse, e.g.
     `lambda: list(nlp.pipe(texts, batch_size=64))`) `repeats` times and returns the best total time

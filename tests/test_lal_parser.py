@@ -221,7 +221,8 @@ def test_chunked_forward_matches_one_pass(trained):
         model.attrs["max_chart_cells"] = cells
     assert [s.tolist() for s in chunked.decoded.spans] == [s.tolist() for s in one_pass.decoded.spans]
     assert [h.tolist() for h in chunked.decoded.heads] == [h.tolist() for h in one_pass.decoded.heads]
-    assert loss_chunked == pytest.approx(loss_one, rel=1e-4)
+    # The overfit model's loss is near 0, where float rounding of the two batch shapes is relative.
+    assert loss_chunked == pytest.approx(loss_one, rel=1e-4, abs=1e-4)
 
 
 def test_joint_decoding_gives_consistent_trees(trained):
@@ -265,3 +266,39 @@ def test_load_obeys_the_configs_decoder(trained, tmp_path):
     assert parser.cfg["dependency_decoder"] == "mst"
     assert parser._prediction_batch([], []).dependency_decoder == "mst"  # what decoding is told
     assert spacy.load(tmp_path / "p").get_pipe("lal_parser").cfg["dependency_decoder"] == "eisner"
+
+
+def test_bucketing_across_batches_gives_the_same_parses(trained):
+    """Sorting the units of several nlp.pipe batches together changes padding, not parses."""
+    nlp, examples = trained
+    parser = nlp.get_pipe("lal_parser")
+
+    def parses():
+        docs = [Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples] * 3
+        return [(d._.tree.to_string(), [t.head.i for t in d], [t.dep_ for t in d]) for d in nlp.pipe(docs, batch_size=2)]
+
+    assert parser.BUCKET_BATCHES > 1
+    bucketed = parses()
+    parser.BUCKET_BATCHES = 1
+    try:
+        assert parses() == bucketed
+    finally:
+        del parser.BUCKET_BATCHES  # back to the class's setting
+
+
+def test_quantized_decoding_is_a_saved_runtime_setting(trained, tmp_path):
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p", config={"components": {"lal_parser": {"quantize": True}}})
+    parser = loaded.get_pipe("lal_parser")
+    assert parser.cfg["quantize"] and parser._prediction_batch([], []).quantized
+    docs = parse_words(loaded, examples)
+    # int8 weights may move near-ties, never the shape of the output: one tree and one
+    # dependency tree per sentence.
+    for doc, eg in zip(docs, examples):
+        assert doc._.tree is not None and len(doc._.tree.leaves()) == len(doc)
+        assert sum(t.head.i == t.i for t in doc) == len(list(eg.reference.sents))
+    # The int8 copy is a cache beside the weights: not saved, and dropped by training.
+    assert "int8" in parser.torch_module._copies
+    assert not any("int8" in key or "_copies" in key for key in parser.torch_module.state_dict())
+    assert spacy.load(tmp_path / "p").get_pipe("lal_parser").cfg["quantize"] is False

@@ -679,3 +679,39 @@ def test_dependency_loss_skips_unknown_heads_and_labels():
     label1 = -torch.log_softmax(label_scores[0, 1], -1)[1]
     torch.testing.assert_close(unknown_head, full - word3)
     torch.testing.assert_close(unknown_label, full - label1)
+
+
+# ---------------------------------------------------------------------------------------------
+# exact-algebra speed-ups: the fast forms against the equations computed the plain way
+
+
+def test_label_attention_without_keys_and_values_equals_eq_1_to_4() -> None:
+    torch.manual_seed(0)
+    layer = LabelAttention(16, 3, d_kv=4, d_proj=4).eval()
+    _randomize(layer)
+    x = torch.randn(2, 6, 16)
+    mask = torch.tensor([[True] * 6, [True] * 4 + [False] * 2])
+    _, details = layer(x, mask, return_details=True)
+    # Eq. 1-4 as written: keys and values of every word for every head.
+    k = torch.einsum("btd,hdk->bhtk", x, layer.w_k)
+    v = torch.einsum("btd,hdk->bhtk", x, layer.w_v)
+    logits = torch.einsum("hk,bhtk->bht", layer.query, k) / 2.0  # sqrt(d_kv)
+    attention = torch.softmax(logits.masked_fill(~mask[:, None, :], float("-inf")), dim=-1)
+    context = torch.einsum("bht,bhtk->bhk", attention, v)
+    torch.testing.assert_close(details.attention, attention, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(details.context, context, atol=1e-5, rtol=1e-5)
+
+
+def test_packed_span_scores_equal_the_chart() -> None:
+    torch.manual_seed(0)
+    model = _small_model().eval()
+    _randomize(model)
+    x, lens = _inputs([5, 2, 4, 1], T=7)
+    chart = model(x, lens).chart
+    packed = model(x, lens, packed_spans=True)
+    assert packed.chart is None
+    rows = []
+    for b, n in enumerate(lens.tolist()):
+        i, j = torch.triu_indices(n + 1, n + 1, offset=1)
+        rows.append(chart[b, i, j, 1:])
+    torch.testing.assert_close(packed.packed_spans, torch.cat(rows), atol=1e-5, rtol=1e-5)

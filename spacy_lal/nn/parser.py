@@ -39,6 +39,9 @@ class ParserOutput:
         annotations: ``(B, T+2, d_lal)`` final token representations ``[start, w_1..w_n, stop, pad]``.
         chart: ``(B, T+1, T+1, n_span_labels)`` span label scores (label 0 = empty = 0; zero outside
             each sentence's spans). Slice ``chart[b, :n+1, :n+1]`` for ``spacy_lal.decode.cky``.
+            None when the forward pass was asked for ``packed_spans``.
+        packed_spans: with ``forward(..., packed_spans=True)``, the scores of the real spans only,
+            ``(P, n_span_labels - 1)`` (see :meth:`SpanScorer.packed`), else None.
         arc_scores: ``(B, T+1, T+1)`` biaffine arc scores ``[b, d, h]`` (0 = root), or None when the
             model has no dependency part. Slice ``[b, :n+1, :n+1]`` for the dependency decoders.
         lengths: ``(B,)`` number of words.
@@ -47,9 +50,10 @@ class ParserOutput:
     """
 
     annotations: Tensor
-    chart: Tensor
+    chart: Optional[Tensor]
     arc_scores: Optional[Tensor]
     lengths: Tensor
+    packed_spans: Optional[Tensor] = None
     label_attention: Optional[LabelAttentionDetails] = None
     encoder_attention: List[Tensor] = field(default_factory=list)
 
@@ -233,6 +237,7 @@ class LabelAttentionParserModel(nn.Module):
         *,
         mask: Optional[Tensor] = None,
         return_attention: bool = False,
+        packed_spans: bool = False,
     ) -> ParserOutput:
         """Score spans and arcs.
 
@@ -240,6 +245,8 @@ class LabelAttentionParserModel(nn.Module):
             token_vectors: ``(B, T, d_input)`` float, right-padded.
             lengths: ``(B,)`` words per sentence; or give ``mask`` ``(B, T)`` bool; neither = all T.
             return_attention: fill ``label_attention`` and ``encoder_attention`` of the output.
+            packed_spans: score the real spans only (``packed_spans`` of the output, no
+                ``chart``): what decoding needs, without the padded chart.
 
         Raises:
             ValueError: a sentence is longer than ``max_length``.
@@ -255,13 +262,16 @@ class LabelAttentionParserModel(nn.Module):
         else:
             x = self.encoder(x, positions)
             annotations, details = self.label_attention(x, positions), None
-        if self.span_scorer is not None:
-            chart = self.span_scorer(annotations, lengths)
-        else:  # dependency-only model: an empty chart keeps the output type uniform
+        chart = packed = None
+        if self.span_scorer is None:  # dependency-only model: an empty chart keeps the output type uniform
             chart = annotations.new_zeros((annotations.shape[0], T + 1, T + 1, 0))
+        elif packed_spans:
+            packed = self.span_scorer.packed(annotations, lengths)
+        else:
+            chart = self.span_scorer(annotations, lengths)
         arc_scores = self.arc_scorer(annotations[:, :-1]) if self.arc_scorer is not None else None
         return ParserOutput(annotations=annotations, chart=chart, arc_scores=arc_scores, lengths=lengths,
-                            label_attention=details, encoder_attention=encoder_attention)
+                            packed_spans=packed, label_attention=details, encoder_attention=encoder_attention)
 
     def dep_label_scores(self, output: ParserOutput, heads: Tensor) -> Tensor:
         """Dependency label scores ``(B, T+1, n_dep_labels)`` for the given heads ``(B, T+1)``

@@ -131,17 +131,39 @@ class SpanScorer(nn.Module):
         """
         B, T2, _ = annotations.shape
         n_fence = T2 - 1
-        e = fencepost_vectors(annotations, self.n_heads, self.split)
-        u = nn.functional.linear(e, self.w1.weight)  # W_1 e_k, (B, T+1, d_hidden)
+        u = self._project_fenceposts(annotations)
         # Only the upper triangle i < j holds spans: score those pairs alone (half the MLP work).
         i, j = torch.triu_indices(n_fence, n_fence, offset=1, device=annotations.device)
-        hidden = u[:, j] - u[:, i] + self.w1.bias  # W_1 s(i, j) + b_1, (B, P, d_hidden)
-        scores = self.w2(self.dropout(torch.relu(self.layer_norm(hidden))))  # (B, P, L - 1)
+        scores = self._mlp(u[:, j] - u[:, i])  # (B, P, L - 1)
         chart = scores.new_zeros((B, n_fence * n_fence, self.n_labels))
         chart[:, i * n_fence + j, 1:] = scores  # empty label 0 stays exactly 0
         chart = chart.view(B, n_fence, n_fence, self.n_labels)
         valid = span_mask(lengths, n_fence - 1)  # drop spans reaching into the padding
         return chart * valid.unsqueeze(-1).to(chart.dtype)
+
+
+    def packed(self, annotations: Tensor, lengths: Tensor) -> Tensor:
+        """The scores of the real spans only, for decoding: ``(P, n_labels - 1)`` (label 0 left
+        out), the spans ``0 <= i < j <= n_b`` of each sentence in turn, each sentence's in
+        ``torch.triu_indices(n_b + 1, n_b + 1, 1)`` order. Same values as :meth:`forward` gives
+        for those spans, without the padded chart (no work on padding, a fraction of the memory).
+        """
+        u = self._project_fenceposts(annotations)  # (B, T+1, d_hidden)
+        rows = []
+        for b, n in enumerate(lengths.tolist()):
+            i, j = torch.triu_indices(n + 1, n + 1, offset=1, device=u.device)
+            rows.append(u[b, j] - u[b, i])
+        return self._mlp(torch.cat(rows) if rows else u.new_zeros((0, u.shape[-1])))
+
+    def _project_fenceposts(self, annotations: Tensor) -> Tensor:
+        """``W_1 e_k`` for every fencepost: eq. 6's first layer is linear, so ``W_1 s(i, j) =
+        W_1 e_j - W_1 e_i`` and the span vectors of eq. 5 are never built."""
+        e = fencepost_vectors(annotations, self.n_heads, self.split)
+        return nn.functional.linear(e, self.w1.weight)
+
+    def _mlp(self, projected: Tensor) -> Tensor:
+        """Eq. 6 from ``W_1 s(i, j)``: the label scores of labels 1..L-1."""
+        return self.w2(self.dropout(torch.relu(self.layer_norm(projected + self.w1.bias))))
 
 
 def _check_spans(spans: Tensor, name: str) -> Tensor:

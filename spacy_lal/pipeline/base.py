@@ -9,7 +9,7 @@ own: reading and storing labels, building its torch layer, the batch it passes t
 """
 import copy
 import logging
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 import srsly
 from spacy import util
@@ -79,6 +79,9 @@ class UnitPipe(TrainablePipe):
     # where predicates come from): on load the config's values win over the saved cfg's, so
     # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
     RUNTIME_SETTINGS: Tuple[str, ...] = ()
+    # How many of nlp.pipe's batches ``pipe`` predicts at once. A model that runs its units in
+    # length-sorted chunks (``max_chart_cells``) pads less the more units it sorts together.
+    BUCKET_BATCHES = 1
     # What the component does with the pieces of a sentence longer than max_length (the warning).
     LONG_SENTENCES = "each piece is read on its own"
     # The cfg keys that hold what training data teaches (``label_data``), with their empty values.
@@ -198,6 +201,16 @@ class UnitPipe(TrainablePipe):
 
     def predict(self, docs: Iterable[Doc]) -> Predictions:
         return self._predict(docs)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """``TrainablePipe.pipe``, predicting ``BUCKET_BATCHES`` batches at a time."""
+        error_handler = self.get_error_handler()
+        for docs in util.minibatch(stream, size=batch_size * self.BUCKET_BATCHES):
+            try:
+                self.set_annotations(docs, self.predict(docs))
+                yield from docs
+            except Exception as e:
+                error_handler(self.name, self, docs, e)
 
     def _predict(self, docs: Iterable[Doc], **options: Any) -> Predictions:
         docs = list(docs)

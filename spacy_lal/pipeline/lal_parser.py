@@ -51,6 +51,7 @@ JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (
         "dependencies": True,
         "dependency_decoder": "eisner",
         "joint_weight": 1.0,
+        "quantize": False,
         "scorer": {"@scorers": "spacy-lal.parser_scorer.v1"},
     },
     default_score_weights={
@@ -68,6 +69,7 @@ def make_lal_parser(
     dependencies: bool,
     dependency_decoder: str,
     joint_weight: float,
+    quantize: bool,
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
     """Constituency parser with (by default) a jointly trained dependency head.
@@ -76,6 +78,9 @@ def make_lal_parser(
     next to the CKY tree, or "joint": tree and dependencies decoded together as Zhou & Zhao
     (2019) and Mrini et al. do, maximising span scores + ``joint_weight`` x arc scores, so the
     dependencies are the tree's lexical heads (projective).
+
+    ``quantize``: decode with int8 weights in the Linear layers (dynamic quantization, CPU):
+    about 1.2x faster, at a small accuracy cost (README, "Speed"); training is unaffected.
 
     The default ``model`` is the shipped English parser (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.LabelAttentionParser.v1`` model config to train one from scratch.
@@ -88,9 +93,10 @@ def make_lal_parser(
         dependencies=dependencies,
         dependency_decoder=dependency_decoder,
         joint_weight=joint_weight,
+        quantize=quantize,
         scorer=scorer,
     )
-    settings = {"dependency_decoder": dependency_decoder, "joint_weight": joint_weight}
+    settings = {"dependency_decoder": dependency_decoder, "joint_weight": joint_weight, "quantize": quantize}
     if parser.adopt_pretrained("lal_parser", settings):
         if parser.cfg["dependencies"] != dependencies:
             raise ValueError(
@@ -107,6 +113,7 @@ def make_lal_parser(
     default_config={
         "model": untrained_model("spacy-lal.LabelAttentionParser.v1"),
         "dependency_decoder": "mst",
+        "quantize": False,
         "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
     },
     default_score_weights={"dep_las": 1.0, "dep_uas": 0.0},
@@ -116,9 +123,11 @@ def make_lal_dependency_parser(
     name: str,
     model: Model,
     dependency_decoder: str,
+    quantize: bool,
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
-    """Dependency parser on the label-attention encoder (no constituency head)."""
+    """Dependency parser on the label-attention encoder (no constituency head); ``quantize`` as
+    for ``lal_parser``."""
     return LabelAttentionParser(
         nlp.vocab,
         model,
@@ -126,6 +135,7 @@ def make_lal_dependency_parser(
         constituency=False,
         dependencies=True,
         dependency_decoder=dependency_decoder,
+        quantize=quantize,
         scorer=scorer,
     )
 
@@ -148,7 +158,10 @@ class LabelAttentionParser(UnitPipe):
     Its torch layer (``parser_adapter.ParserAdapter``) is built once the labels are known
     (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
-    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight")
+    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize")
+    # Units of 8 batches are length-sorted together: fed sorted sentences, the parser runs 2-3
+    # times faster than on batches sorted alone (padding), with max_chart_cells bounding memory.
+    BUCKET_BATCHES = 8
     LONG_SENTENCES = (
         f"each sentence still gets one tree, the pieces' trees side by side under a root labelled "
         f"{JOINED_ROOT!r}, and one dependency tree, the roots of later pieces attached to the first "
@@ -166,6 +179,7 @@ class LabelAttentionParser(UnitPipe):
         dependencies: bool = True,
         dependency_decoder: str = "eisner",
         joint_weight: float = 1.0,
+        quantize: bool = False,
         scorer: Optional[Callable] = None,
     ) -> None:
         if not (constituency or dependencies):
@@ -176,6 +190,7 @@ class LabelAttentionParser(UnitPipe):
             "dependencies": dependencies,
             "dependency_decoder": dependency_decoder,
             "joint_weight": joint_weight,
+            "quantize": quantize,
         }
         super().__init__(vocab, model, name, settings, scorer=scorer)
 
@@ -282,6 +297,7 @@ class LabelAttentionParser(UnitPipe):
             joint_weight=self.cfg["joint_weight"],
             root_label=self.dep_labels.index(root) if root in self.dep_labels else None,
             details=details,
+            quantized=self.cfg["quantize"],
         )
 
     def predict_with_details(self, docs: Iterable[Doc]) -> Predictions:

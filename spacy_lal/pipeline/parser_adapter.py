@@ -10,8 +10,11 @@ Prediction (:meth:`ParserAdapter.decode`): CKY for the tree and Eisner / Chu-Liu
 dependencies, or both at once with the joint decoder (``spacy_lal.decode``), then the
 dependency labels on the decoded arcs (the root label on the root arc only).
 """
+import copy
+import warnings
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from functools import lru_cache
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy
 import torch
@@ -42,6 +45,7 @@ class ParserBatch:
     joint_weight: float = 1.0
     root_label: Optional[int] = None  # dependency label id reserved for root arcs
     details: bool = False
+    quantized: bool = False  # decode with int8 weights in the Linear layers (``quantized_copy``)
 
     def select(self, rows: Sequence[int], width: int) -> "ParserBatch":
         """The batch of ``rows`` (a length-sorted chunk), targets padded to ``width``."""
@@ -50,7 +54,8 @@ class ParserBatch:
         targets = ParserTargets(
             [self.targets.charts[b] for b in rows], self.targets.heads[rows, :width], self.targets.labels[rows, :width]
         )
-        return ParserBatch(targets, self.dependency_decoder, self.joint_weight, self.root_label, self.details)
+        return ParserBatch(targets, self.dependency_decoder, self.joint_weight, self.root_label, self.details,
+                           self.quantized)
 
 
 @dataclass
@@ -91,12 +96,23 @@ class ParserAdapter(torch.nn.Module):
     def __init__(self, parser: LabelAttentionParserModel) -> None:
         super().__init__()
         self.parser = parser
+        # The int8 copy for quantized decoding, made on first use; a plain dict, so that it is
+        # no submodule (not saved, not trained) and training can drop it.
+        self._copies: Dict[str, LabelAttentionParserModel] = {}
 
     def forward(self, padded: torch.Tensor, lengths: torch.Tensor, batch: ParserBatch):
-        output = self.parser(padded, lengths, return_attention=batch.details)
         if batch.targets is None:
-            return self.decode(output, batch)
-        return self.loss(output, batch.targets)
+            model = self._quantized() if batch.quantized else self.parser
+            with torch.inference_mode():
+                output = model(padded, lengths, return_attention=batch.details, packed_spans=True)
+                return self.decode(output, batch)
+        self._copies.clear()  # the weights change
+        return self.loss(self.parser(padded, lengths), batch.targets)
+
+    def _quantized(self) -> LabelAttentionParserModel:
+        if "int8" not in self._copies:
+            self._copies["int8"] = quantized_copy(self.parser)
+        return self._copies["int8"]
 
     def loss(self, output: ParserOutput, targets: ParserTargets) -> torch.Tensor:
         """Eq. 12 for the batch; the hinge loss's loss-augmented trees come from CKY."""
@@ -142,8 +158,7 @@ class ParserAdapter(torch.nn.Module):
         labels: List[Optional[numpy.ndarray]] = [None] * n_units
         charts = arcs = None
         if self.parser.span_scorer is not None:
-            chart = output.chart.float().cpu().numpy()
-            charts = [numpy.ascontiguousarray(chart[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)]
+            charts = _charts(output.packed_spans.float().cpu().numpy(), lengths, self.parser.n_span_labels)
         if self.parser.arc_scorer is not None:
             arc_scores = output.arc_scores.float().cpu().numpy()
             arcs = [numpy.ascontiguousarray(arc_scores[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)]
@@ -180,6 +195,43 @@ class ParserAdapter(torch.nn.Module):
             UnitDetails(attention[b, :, : n + 2], fences[b, : n + 1], None if charts is None else charts[b])
             for b, n in enumerate(output.lengths.tolist())
         ]
+
+
+def quantized_copy(parser: LabelAttentionParserModel) -> LabelAttentionParserModel:
+    """A copy of ``parser`` for CPU inference with dynamic int8 quantization of its Linear layers
+    (weights int8, activations quantized on the fly). The span MLP's first layer stays float:
+    its weight is applied to fencepost vectors directly (``SpanScorer._project_fenceposts``).
+    About 1.2x faster on CPU, at a small cost in accuracy (README, "Speed")."""
+    spec = {
+        name: torch.ao.quantization.default_dynamic_qconfig
+        for name, module in parser.named_modules()
+        if isinstance(module, torch.nn.Linear) and name != "span_scorer.w1"
+    }
+    with warnings.catch_warnings():
+        # torch 2.13 announces that quantized tensors will go one day; until then they are the
+        # way to int8 Linear layers on CPU, and the warning would reach every user of the option.
+        warnings.filterwarnings("ignore", message=".*quantize_per_tensor.*deprecated", category=UserWarning)
+        return torch.ao.quantization.quantize_dynamic(copy.deepcopy(parser).eval(), spec, dtype=torch.qint8)
+
+
+@lru_cache(maxsize=512)
+def _spans_of(n_fenceposts: int) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The (i, j) of the spans i < j over ``n_fenceposts``, in ``SpanScorer.packed``'s order."""
+    return numpy.triu_indices(n_fenceposts, k=1)
+
+
+def _charts(packed: numpy.ndarray, lengths: List[int], n_labels: int) -> List[numpy.ndarray]:
+    """Per sentence, the ``(n+1, n+1, n_labels)`` chart the decoders take, from the packed scores
+    of its real spans (label 0 and the cells outside the spans stay 0)."""
+    charts = []
+    offset = 0
+    for n in lengths:
+        i, j = _spans_of(n + 1)
+        chart = numpy.zeros((n + 1, n + 1, n_labels), dtype="float32")
+        chart[i, j, 1:] = packed[offset : offset + len(i)]
+        offset += len(i)
+        charts.append(chart)
+    return charts
 
 
 def _pick_labels(heads: numpy.ndarray, scores: numpy.ndarray, root_label: Optional[int]) -> numpy.ndarray:
