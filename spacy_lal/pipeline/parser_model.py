@@ -43,7 +43,7 @@ def build_label_attention_parser(
     d_dep_label: Optional[int] = None,
     dropout: Optional[float] = None,
     max_length: Optional[int] = None,
-    max_chart_cells: int = 200_000,
+    max_chart_cells: int = 10_000,
 ) -> Model:
     """Label Attention parser (Mrini et al. 2020) over any tok2vec.
 
@@ -58,9 +58,10 @@ def build_label_attention_parser(
     Every other argument left out (None) takes its default from ``spacy_lal.nn.ParserConfig``.
     ``dropout`` sets the encoder's attention, residual, input and dependency-MLP dropouts and
     (halved, as in Kitaev & Klein) the ReLU dropout; spaCy's own ``dropout`` training setting
-    does not reach into torch modules. ``max_chart_cells`` bounds
-    the padded chart of one forward pass (sentences x (length+1)^2): batches are run in
-    length-sorted chunks below it.
+    does not reach into torch modules. ``max_chart_cells`` bounds the padded chart of one forward
+    pass (sentences x (length+1)^2): batches are run in length-sorted chunks below it. Small
+    chunks are faster on CPU (their activations stay in cache) and keep peak memory low: on EWT
+    test the shipped parser ran 2.1x faster with 10,000 than with 200,000 (README, "Speed").
     """
     overrides = {
         "d_model": d_model,

@@ -1,0 +1,70 @@
+"""Training speed: words per second of `nlp.update` for a training config, on EWT train batches.
+
+    python benchmarks/train_speed.py configs/lal_parser_cpu.cfg corpus/ewt/train.spacy
+    python benchmarks/train_speed.py configs/lal_srl_cpu.cfg corpus/ewt/train.spacy --steps 20
+
+Builds the config's pipeline, initializes it on the first sentences of the corpus, then times
+``--steps`` update steps on batches of about ``--words`` words (as the configs' batcher makes
+them) after ``--warmup`` untimed ones, with torch on ``--threads`` threads. To compare two
+versions of the code, run it under each (e.g. ``PYTHONPATH=<old checkout>``) in one shell line,
+alternating; the machine is shared and noisy, so compare medians of several runs.
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("config", type=Path)
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--words", type=int, default=1000, help="words per batch (the configs' size)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--init-sentences", type=int, default=2000)
+    args = parser.parse_args(argv)
+
+    import spacy
+    import torch
+    from spacy.tokens import DocBin
+    from spacy.training import Example
+    from thinc.api import fix_random_seed
+
+    import spacy_lal  # noqa: F401
+
+    torch.set_num_threads(args.threads)
+    fix_random_seed(0)
+    config = spacy.util.load_config(args.config, overrides={"paths.train": str(args.corpus), "paths.dev": str(args.corpus)})
+    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+    gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
+    examples = [Example(nlp.make_doc(doc.text), doc) for doc in gold[: args.init_sentences]]
+    examples = [eg for eg in examples if len(eg.x) == len(eg.y)]  # gold words, as gold_preproc
+    optimizer = nlp.initialize(lambda: examples)
+    batches, batch, size = [], [], 0
+    for eg in examples:
+        batch.append(eg)
+        size += len(eg.y)
+        if size >= args.words:
+            batches.append(batch)
+            batch, size = [], 0
+    needed = args.warmup + args.steps
+    if len(batches) < needed:
+        raise SystemExit(f"only {len(batches)} batches of {args.words} words: raise --init-sentences")
+    times, words = [], []
+    for k, batch in enumerate(batches[:needed]):
+        start = time.perf_counter()
+        nlp.update(batch, sgd=optimizer, losses={})
+        if k >= args.warmup:
+            times.append(time.perf_counter() - start)
+            words.append(sum(len(eg.y) for eg in batch))
+    print(f"{args.config.name}: {sum(words) / sum(times):.0f} words/s over {args.steps} steps "
+          f"(median step {statistics.median(times):.2f} s, {statistics.mean(words):.0f} words a step, "
+          f"{args.threads} torch threads, components {nlp.pipe_names})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
