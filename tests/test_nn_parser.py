@@ -715,3 +715,20 @@ def test_packed_span_scores_equal_the_chart() -> None:
         i, j = torch.triu_indices(n + 1, n + 1, offset=1)
         rows.append(chart[b, i, j, 1:])
     torch.testing.assert_close(packed.packed_spans, torch.cat(rows), atol=1e-5, rtol=1e-5)
+
+
+def test_label_scores_equal_the_biaffine_sum() -> None:
+    """s[d, l] = h_d^T W_l h_head(d) + U_l [h_d ; h_head(d)] + b_l, computed the plain way."""
+    torch.manual_seed(0)
+    scorer = BiaffineLabelScorer(12, 5, d_label=6).eval()
+    _randomize(scorer)
+    tokens = torch.randn(2, 4, 12)
+    heads = torch.tensor([[0, 0, 1, 1], [0, 2, 0, -1]])
+    scores = scorer(tokens, heads)
+    hd, hh_all = scorer.dep_mlp(tokens), scorer.head_mlp(tokens)
+    for b in range(2):
+        for d in range(4):
+            h = hh_all[b, max(int(heads[b, d]), 0)]
+            expected = torch.stack([hd[b, d] @ scorer.W[l] @ h for l in range(5)])
+            expected = expected + scorer.U(torch.cat([hd[b, d], h]))
+            torch.testing.assert_close(scores[b, d], expected, atol=1e-5, rtol=1e-5)

@@ -110,7 +110,9 @@ class BiaffineLabelScorer(nn.Module):
         hh_all = self.head_mlp(tokens)
         idx = heads.long().clamp(0, tokens.shape[1] - 1)
         hh = hh_all.gather(1, idx.unsqueeze(-1).expand(-1, -1, hh_all.shape[-1]))
-        bilinear = torch.einsum("bdi,lij,bdj->bdl", hd, self.W, hh)
+        # h_d^T W_l h_h label by label: one (tokens x d) @ (d x d) product each, whose result stays
+        # in cache. The same sum as einsum("bdi,lij,bdj->bdl"), which runs about 2x slower on CPU.
+        bilinear = torch.stack([((hd @ w) * hh).sum(-1) for w in self.W], dim=-1)
         return bilinear + self.U(torch.cat([hd, hh], dim=-1))
 
     def all_pairs(self, tokens: Tensor) -> Tensor:
