@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spacy_lal.decode import JointResult, cky, eisner, joint, joint_batch
+from test_decoders import binary_trees, crosses
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TOL = 1e-4
@@ -70,16 +71,25 @@ def label_value(chart, i: int, j: int, root: bool) -> float:
     return max(real) if root else max([0.0] + real)
 
 
-def brute_joint(chart, arcs, lam) -> float:
-    """Best objective over every labelled lexicalized binary tree. The label part is a sum of
-    per-span terms whose labels are chosen independently, so its maximum over the labellings of a
-    tree is the sum of the per-span maxima (checked against full enumeration below)."""
+def brute_joint(chart, arcs, lam, no_cross=(), require=()) -> float:
+    """Best objective over every labelled lexicalized binary tree (that no `no_cross` or
+    `require` span crosses and that has every `require` span as a labelled node; -inf if none).
+    The label part is a sum of per-span terms whose labels are chosen independently, so its
+    maximum over the labellings of a tree is the sum of the per-span maxima (checked against
+    full enumeration below)."""
     n = chart.shape[0] - 1
     if n == 0:
         return 0.0
+    constraints = list(no_cross) + list(require)
     best = -np.inf
     for head, spans, deps in lexicalized_trees(0, n):
-        labels = sum(label_value(chart, i, j, (i, j) == (0, n)) for i, j in spans)
+        if any(crosses(s, c) for s in spans for c in constraints):
+            continue
+        if any(tuple(r) not in spans for r in require):
+            continue
+        labels = sum(
+            label_value(chart, i, j, (i, j) == (0, n) or (i, j) in require) for i, j in spans
+        )
         arc_score = float(arcs[head + 1, 0]) + sum(float(arcs[d, h]) for d, h in deps)
         best = max(best, labels + lam * arc_score)
     return best
@@ -99,7 +109,7 @@ def brute_joint_full(chart, arcs, lam) -> float:
     return best
 
 
-def check_structure(result: JointResult, chart, arcs, lam) -> None:
+def check_structure(result: JointResult, chart, arcs, lam, require=()) -> None:
     """The spans form a pre-order full binary tree, the heads are those of a head assignment of
     that tree, and the returned score is the objective of the returned structure."""
     n = chart.shape[0] - 1
@@ -119,6 +129,7 @@ def check_structure(result: JointResult, chart, arcs, lam) -> None:
         assert (a, b) == (i, j)
         assert 0 <= lab < chart.shape[2]
         assert lab != 0 or (i, j) != (0, n), "the root must be labelled"
+        assert lab != 0 or (i, j) not in require, "a required span must be labelled"
         pos += 1
         if j == i + 1:
             return i + 1
@@ -137,7 +148,8 @@ def check_structure(result: JointResult, chart, arcs, lam) -> None:
     # Each label is the best for its span (the label choice is independent of the rest).
     for i, j, lab in rows:
         value = 0.0 if lab == 0 else float(chart[i, j, lab])
-        assert value == pytest.approx(label_value(chart, i, j, (i, j) == (0, n)), abs=TOL)
+        need = (i, j) == (0, n) or (i, j) in require
+        assert value == pytest.approx(label_value(chart, i, j, need), abs=TOL)
 
 
 def arc_total(arcs, heads) -> float:
@@ -195,6 +207,68 @@ def test_large_lam_gives_eisner_tree(problem):
         assert got == pytest.approx(best, abs=TOL)
     else:
         assert got >= best - spread / lam - TOL
+
+
+# ----------------------------------------------------------------------------- constraints
+
+
+@SETTINGS
+@given(problems(max_n=6), st.data())
+def test_constraints_match_brute_force(problem, data):
+    """Constraints from one random tree (so they can all hold) as in `cky`: the result obeys
+    them, is the constrained optimum, and its heads are a head assignment of its tree."""
+    chart, arcs, lam = problem
+    n = chart.shape[0] - 1
+    if n == 0:
+        return
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    trees = binary_trees(0, n)
+    tree = trees[rng.integers(len(trees))]
+    no_cross = [s for s in tree if rng.random() < 0.3]
+    require = [s for s in tree if rng.random() < 0.3]
+    result = joint(chart, arcs, lam, no_cross=no_cross, require=require)
+    check_structure(result, chart, arcs, lam, require)
+    nodes = {(i, j) for i, j, _ in result.spans.tolist()}
+    for span in no_cross + require:
+        assert not any(crosses(span, s) for s in nodes)
+        assert span in nodes
+    assert result.score == pytest.approx(
+        brute_joint(chart, arcs, lam, no_cross, require), abs=TOL
+    )
+    # lam = 0 is the constrained CKY; the same constraints in a batch give the same result.
+    assert joint(chart, arcs, 0.0, no_cross=no_cross, require=require).score == pytest.approx(
+        cky(chart, no_cross=no_cross, require=require).score, abs=TOL
+    )
+    (batched,) = joint_batch([chart], [arcs], lam, no_cross=[no_cross], require=[require])
+    np.testing.assert_array_equal(batched.spans, result.spans)
+    np.testing.assert_array_equal(batched.heads, result.heads)
+
+
+def test_unsatisfiable_constraints():
+    chart, arcs = np.zeros((4, 4, 3), np.float32), np.zeros((4, 4), np.float32)
+    with pytest.raises(ValueError, match=r"joint: constraints cannot all hold: span \(0, 2\) crosses span \(1, 3\)"):
+        joint(chart, arcs, require=[(0, 2), (1, 3)])
+    with pytest.raises(ValueError, match="crosses"):
+        joint(chart, arcs, no_cross=[(0, 2)], require=[(1, 3)])
+    with pytest.raises(ValueError, match=r"joint_batch: sentence\[1\]: constraints cannot all hold"):
+        joint_batch([chart, chart], [arcs, arcs], no_cross=[None, [(0, 2), (1, 3)]])
+    with pytest.raises(ValueError, match=r"joint: require: span \(2, 5\) is not a span of a 3-word"):
+        joint(chart, arcs, require=[(2, 5)])
+    with pytest.raises(ValueError, match="no_cross has 1 entries for 2 charts"):
+        joint_batch([chart, chart], [arcs, arcs], no_cross=[[(0, 2)]])
+
+
+def test_required_span_labelled_even_against_the_scores():
+    """A required span is labelled though every label scores below 0, and the heads stay the
+    lexical heads of the tree it forces."""
+    chart = np.full((4, 4, 3), -1.0, np.float32)
+    chart[0, 3, 1] = 1.0
+    chart[0, 2, 1:] = 5.0  # wants ((0 1) 2)
+    arcs = np.zeros((4, 4), np.float32)
+    result = joint(chart, arcs, require=[(1, 3)])
+    rows = [tuple(r) for r in result.spans.tolist()]
+    assert rows == [(0, 3, 1), (0, 1, 0), (1, 3, 1), (1, 2, 0), (2, 3, 0)]
+    check_structure(result, chart, arcs, 1.0, [(1, 3)])
 
 
 # ----------------------------------------------------------------------------- API

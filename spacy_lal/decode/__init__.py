@@ -173,6 +173,34 @@ def _infeasible(
     return ValueError(f"{where}: constraints admit no tree")  # pragma: no cover
 
 
+def _constraint_rows(
+    no_cross: Optional[Sequence[Optional[Iterable[Span]]]],
+    require: Optional[Sequence[Optional[Iterable[Span]]]],
+    i: int,
+    n: int,
+    name: str,
+    batch: bool,
+) -> Optional[np.ndarray]:
+    """Sentence i's constraints as the cores take them: int32 [m, 3] rows (start, end,
+    required), or None without any."""
+    parts = []
+    for arg, value, flag in (("no_cross", no_cross, 0), ("require", require, 1)):
+        if value is not None and value[i] is not None:
+            spans = _spans_array(value[i], n, _batch_where(name, batch, i, arg))
+            if len(spans):
+                part = np.empty((len(spans), 3), dtype=np.int32)
+                part[:, :2] = spans
+                part[:, 2] = flag
+                parts.append(part)
+    return np.ascontiguousarray(np.concatenate(parts)) if parts else None
+
+
+def _check_parallel(name: str, count: int, **lists: Optional[Sequence[Any]]) -> None:
+    for arg, value in lists.items():
+        if value is not None and len(value) != count:
+            raise ValueError(f"{name}: {arg} has {len(value)} entries for {count} charts")
+
+
 def cky_batch(
     charts: Sequence[Any],
     golds: Optional[Sequence[Any]] = None,
@@ -190,10 +218,7 @@ def cky_batch(
     batch = _name == "cky_batch"
     if isinstance(charts, np.ndarray):
         raise TypeError(f"{_name}: charts must be a list of arrays, not one array")
-    count = len(charts)
-    for arg, value in (("golds", golds), ("no_cross", no_cross), ("require", require)):
-        if value is not None and len(value) != count:
-            raise ValueError(f"{_name}: {arg} has {len(value)} entries for {count} charts")
+    _check_parallel(_name, len(charts), golds=golds, no_cross=no_cross, require=require)
     if force_gold and (golds is None or any(g is None for g in golds)):
         raise ValueError(f"{_name}: force_gold=True needs a gold chart for every sentence")
     mode = _cky.MODE_FORCED if force_gold else (_cky.MODE_ARGMAX if golds is None else _cky.MODE_LOSS)
@@ -225,16 +250,7 @@ def cky_batch(
                 raise ValueError(f"{where} must have shape {(n + 1, n + 1)}, got {gold.shape}")
             gold = np.ascontiguousarray(gold, dtype=np.int32)
         gold_arrays.append(gold)
-        parts = []
-        for arg, value, flag in (("no_cross", no_cross, 0), ("require", require, 1)):
-            if value is not None and value[i] is not None:
-                spans = _spans_array(value[i], n, _batch_where(_name, batch, i, arg))
-                if len(spans):
-                    part = np.empty((len(spans), 3), dtype=np.int32)
-                    part[:, :2] = spans
-                    part[:, 2] = flag
-                    parts.append(part)
-        cons_arrays.append(np.ascontiguousarray(np.concatenate(parts)) if parts else None)
+        cons_arrays.append(_constraint_rows(no_cross, require, i, n, _name, batch))
 
     spans, scores, costs, status = _cky.cky_batch(arrays, gold_arrays, cons_arrays, mode)
     if status.any():
@@ -368,18 +384,28 @@ def _lam(lam: Any, where: str) -> float:
 
 
 def joint_batch(
-    charts: Sequence[Any], arcs: Sequence[Any], lam: float = 1.0, *, _name: str = "joint_batch"
+    charts: Sequence[Any],
+    arcs: Sequence[Any],
+    lam: float = 1.0,
+    *,
+    no_cross: Optional[Sequence[Iterable[Span]]] = None,
+    require: Optional[Sequence[Iterable[Span]]] = None,
+    _name: str = "joint_batch",
 ) -> list[JointResult]:
-    """`joint` over lists of charts and arc matrices of mixed sizes, in one GIL-free call."""
+    """`joint` over lists of charts and arc matrices of mixed sizes, in one GIL-free call;
+    no_cross and require, when given, are parallel to `charts` (entries may be None), as in
+    `cky_batch`."""
     batch = _name == "joint_batch"
     for arg, value in (("charts", charts), ("arcs", arcs)):
         if isinstance(value, np.ndarray):
             raise TypeError(f"{_name}: {arg} must be a list of arrays, not one array")
     if len(arcs) != len(charts):
         raise ValueError(f"{_name}: {len(arcs)} arc matrices for {len(charts)} charts")
+    _check_parallel(_name, len(charts), no_cross=no_cross, require=require)
     lam = _lam(lam, _name)
     chart_arrays: list[np.ndarray] = []
     arc_arrays: list[np.ndarray] = []
+    cons_arrays: list[Optional[np.ndarray]] = []
     for i, (chart, arc) in enumerate(zip(charts, arcs)):
         where = _batch_where(_name, batch, i, "charts" if batch else "chart")
         arr = _scores(chart, 3, where)
@@ -399,15 +425,28 @@ def joint_batch(
             )
         chart_arrays.append(arr)
         arc_arrays.append(arc)
-    spans, heads, scores, status = _joint.joint_batch(chart_arrays, arc_arrays, lam)
+        cons_arrays.append(_constraint_rows(no_cross, require, i, n, _name, batch))
+    spans, heads, scores, status = _joint.joint_batch(chart_arrays, arc_arrays, cons_arrays, lam)
     if status.any():
         i = int(np.flatnonzero(status)[0])
+        if status[i] == _joint.INFEASIBLE:
+            raise _infeasible(
+                _batch_where(_name, batch, i, "sentence") if batch else _name,
+                chart_arrays[i].shape[0] - 1, None, False, cons_arrays[i],
+            )
         arg = "arcs" if status[i] == _joint.NONFINITE_ARCS else ("charts" if batch else "chart")
         raise _nonfinite(_batch_where(_name, batch, i, arg))
     return [JointResult(s, h, float(sc)) for s, h, sc in zip(spans, heads, scores)]
 
 
-def joint(chart: Any, arcs: Any, lam: float = 1.0) -> JointResult:
+def joint(
+    chart: Any,
+    arcs: Any,
+    lam: float = 1.0,
+    *,
+    no_cross: Iterable[Span] = (),
+    require: Iterable[Span] = (),
+) -> JointResult:
     """Best constituency tree and dependency tree decoded together, consistent with each other
     (lexicalized CKY; the "joint span" decoder of Zhou and Zhao 2019), exact, O(n^4) time and
     O(n^3) memory (8 bytes per (span, word): 32 MB at n = 200).
@@ -422,9 +461,12 @@ def joint(chart: Any, arcs: Any, lam: float = 1.0) -> JointResult:
     root dependent, and every projective such tree arises with some bracketing. Maximises the
     label score of the tree (as `cky`: best label per span, the root labelled) + lam * the arc
     score of the dependency tree (root arc included).
+    no_cross, require: constraint spans with `cky`'s semantics (no tree span crosses a no_cross
+        span; a require span is a labelled node). The dependency tree stays the lexical heads of
+        the constrained tree. Constraints that cross each other raise ValueError naming the pair.
     Ties: empty label, then lowest label; leftmost split; lowest head; leftmost root dependent.
     """
-    return joint_batch([chart], [arcs], lam, _name="joint")[0]
+    return joint_batch([chart], [arcs], lam, no_cross=[no_cross], require=[require], _name="joint")[0]
 
 
 # ----------------------------------------------------------------------------- BIO

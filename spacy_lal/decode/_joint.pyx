@@ -30,6 +30,12 @@ head's projections (the interleaving of its left and right attachments matters),
 Eisner's O(n^3) split-head trick needs to be absent; O(n^4) is Eisner and Satta's (1999) bound for
 such bilexical grammars.
 
+Constraints (as `_cky`): a span that a constraint span crosses gets V = -inf, so no structure
+uses it, and in a full binary tree a span nothing crosses is a node; a required span's V is its
+best real label (it must be labelled). -inf values propagate through the sums and maxima (nothing
+is +inf), so a span without any admissible subtree stays -inf, and a root row of -inf means
+the constraints admit no tree.
+
 Ties: empty label, then lowest label (as `_cky`); leftmost split; lowest-numbered head of a
 dependent subtree; leftmost root dependent. Sums are in double precision; the returned score is
 re-summed from the inputs along the decoded structure.
@@ -150,20 +156,26 @@ cdef extern from *:
 OK = 0
 NONFINITE_CHART = 1
 NONFINITE_ARCS = 2
+INFEASIBLE = 3
 
 cdef enum:
     _OK = 0
     _NONFINITE_CHART = 1
     _NONFINITE_ARCS = 2
+    _INFEASIBLE = 3
 
 
 cdef struct Workspace:
     double* T       # T[sid(i, j) * n + h], see the module docstring, sid(i, j) = off[i] + j - i - 1;
                     # no backpointers: the argmaxes on the best structure are recomputed
-    double* V       # V[i * N + j]: value of the best admissible label of span (i, j)
+    double* V       # V[i * N + j]: value of the best admissible label of span (i, j), -inf if
+                    # a constraint span crosses it
     double* W       # W[d * n + h] = lam * arcs[d + 1, h + 1]: word-pair arc scores, scaled once
     int* off        # off[i]: index of span (i, i + 1) in the triangle of spans, row by row
     int* stack      # backtracking stack of (i, j, h) triples
+    int* max_end    # max_end[a]: largest end of a constraint span starting at a (-1 if none)
+    int* min_start  # min_start[b]: smallest start of a constraint span ending at b (N if none)
+    unsigned char* required  # required[i * N + j]: span must carry a non-empty label
 
 
 cdef int _alloc(Workspace* ws, int n) noexcept nogil:
@@ -175,8 +187,12 @@ cdef int _alloc(Workspace* ws, int n) noexcept nogil:
     ws.W = <double*>malloc(<size_t>n * n * sizeof(double))
     ws.off = <int*>malloc(N * sizeof(int))
     ws.stack = <int*>malloc(6 * N * sizeof(int))  # at most n + 1 pending (i, j, h) triples
+    ws.max_end = <int*>malloc(N * sizeof(int))
+    ws.min_start = <int*>malloc(N * sizeof(int))
+    ws.required = <unsigned char*>malloc(N * N * sizeof(unsigned char))
     return (ws.T == NULL or ws.V == NULL or ws.W == NULL or ws.off == NULL
-            or ws.stack == NULL)
+            or ws.stack == NULL or ws.max_end == NULL or ws.min_start == NULL
+            or ws.required == NULL)
 
 
 cdef void _free(Workspace* ws) noexcept nogil:
@@ -185,6 +201,9 @@ cdef void _free(Workspace* ws) noexcept nogil:
     free(ws.W)
     free(ws.off)
     free(ws.stack)
+    free(ws.max_end)
+    free(ws.min_start)
+    free(ws.required)
 
 
 cdef inline float _label_max(const float* p, int L, int* ok) noexcept nogil:
@@ -260,11 +279,14 @@ cdef inline int _best_dependent(const double* row, const double* W, int n, int i
     return tb
 
 
-cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam, Workspace* ws,
+cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
+                const int* cons, int n_cons, Workspace* ws,
                 int* out, long long* heads, double* out_score) noexcept nogil:
-    """Decode one sentence: 2n - 1 (start, end, label) rows in pre-order to `out`, heads[0..n]."""
+    """Decode one sentence: 2n - 1 (start, end, label) rows in pre-order to `out`, heads[0..n].
+    cons: n_cons (start, end, required) rows, as `_cky` takes them."""
     cdef int N = n + 1
-    cdef int i, j, k, h, d, r, lab, top, sp
+    cdef int i, j, k, h, d, r, lab, top, sp, a, b, mx, mn
+    cdef bint need
     cdef int ok = 1
     cdef float m
     cdef float z = 0.0
@@ -277,13 +299,41 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
     if n == 0:
         return _OK
 
+    # Constraint spans, indexed as in `_cky`: crossing is tested in O(1) per span from the largest
+    # end of a constraint starting inside it and the smallest start of one ending inside it.
+    for a in range(N):
+        ws.max_end[a] = -1
+        ws.min_start[a] = N
+    for i in range(N * N):
+        ws.required[i] = 0
+    for k in range(n_cons):
+        a = cons[3 * k]
+        b = cons[3 * k + 1]
+        if b > ws.max_end[a]:
+            ws.max_end[a] = b
+        if a < ws.min_start[b]:
+            ws.min_start[b] = a
+        if cons[3 * k + 2]:
+            ws.required[a * N + b] = 1
+
     # Label values, one forward stream over the upper triangle of the chart (rows (i, i+1..n) are
-    # contiguous), with the finiteness check fused in.
+    # contiguous), with the finiteness check fused in; -inf for spans a constraint crosses.
     for i in range(n):
         p = chart + (<Py_ssize_t>(i * N + i + 1)) * L
+        mx = -1
+        mn = N
         for j in range(i + 1, N):
+            if j > i + 1:
+                if ws.max_end[j - 1] > mx:
+                    mx = ws.max_end[j - 1]
+                if ws.min_start[j - 1] < mn:
+                    mn = ws.min_start[j - 1]
             m = _label_max(p, L, &ok)
-            ws.V[i * N + j] = m if (m > 0.0 or (i == 0 and j == n)) else 0.0
+            need = ws.required[i * N + j] or (i == 0 and j == n)
+            if mx > j or mn < i:
+                ws.V[i * N + j] = -INFINITY
+            else:
+                ws.V[i * N + j] = m if (m > 0.0 or need) else 0.0
             p += L
     if not ok:
         return _NONFINITE_CHART
@@ -332,6 +382,8 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
         if t > best:
             best = t
             r = h
+    if best == -INFINITY:
+        return _INFEASIBLE
     heads[r + 1] = 0
 
     # Pre-order backtrack; the score is re-summed from the inputs along the structure.
@@ -348,7 +400,7 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
         j = ws.stack[sp + 1]
         h = ws.stack[sp + 2]
         p = chart + (<Py_ssize_t>(i * N + j)) * L
-        lab = _label(p, L, i == 0 and j == n)
+        lab = _label(p, L, ws.required[i * N + j] or (i == 0 and j == n))
         out[3 * top] = i
         out[3 * top + 1] = j
         out[3 * top + 2] = lab
@@ -381,12 +433,13 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
     return _OK
 
 
-def joint_batch(list charts, list arcs, double lam):
+def joint_batch(list charts, list arcs, list constraints, double lam):
     """Decode validated sentences in one GIL-free loop.
 
-    charts: C-contiguous float32 [n+1, n+1, L] (L >= 2); arcs: C-contiguous float32 [n+1, n+1].
+    charts: C-contiguous float32 [n+1, n+1, L] (L >= 2); arcs: C-contiguous float32 [n+1, n+1];
+    constraints: C-contiguous int32 [m, 3] rows (start, end, required) or None, as `_cky` takes.
     Returns (spans, heads, scores, status): int32 [2n-1, 3] and int64 [n+1] arrays per sentence,
-    float64 [B] scores and int32 [B] status (OK, NONFINITE_CHART or NONFINITE_ARCS).
+    float64 [B] scores and int32 [B] status (OK, NONFINITE_CHART, NONFINITE_ARCS or INFEASIBLE).
     """
     cdef Py_ssize_t B = len(charts)
     cdef Py_ssize_t s
@@ -397,9 +450,11 @@ def joint_batch(list charts, list arcs, double lam):
     cdef const float** arcs_p = <const float**>malloc(max(B, 1) * sizeof(float*))
     cdef int** out_p = <int**>malloc(max(B, 1) * sizeof(int*))
     cdef long long** heads_p = <long long**>malloc(max(B, 1) * sizeof(long long*))
-    cdef int* dims = <int*>malloc(max(B, 1) * 2 * sizeof(int))
-    if chart_p == NULL or arcs_p == NULL or out_p == NULL or heads_p == NULL or dims == NULL:
-        free(chart_p); free(arcs_p); free(out_p); free(heads_p); free(dims)
+    cdef const int** cons_p = <const int**>malloc(max(B, 1) * sizeof(int*))
+    cdef int* dims = <int*>malloc(max(B, 1) * 3 * sizeof(int))
+    if (chart_p == NULL or arcs_p == NULL or out_p == NULL or heads_p == NULL or cons_p == NULL
+            or dims == NULL):
+        free(chart_p); free(arcs_p); free(out_p); free(heads_p); free(cons_p); free(dims)
         raise MemoryError()
     cdef cnp.ndarray scores = np.zeros(B, dtype=np.float64)
     cdef cnp.ndarray status = np.zeros(B, dtype=np.int32)
@@ -411,14 +466,21 @@ def joint_batch(list charts, list arcs, double lam):
         for s in range(B):
             arr = charts[s]
             chart_p[s] = <const float*>cnp.PyArray_DATA(arr)
-            dims[2 * s] = arr.shape[0] - 1
-            dims[2 * s + 1] = arr.shape[2]
-            max_n = max(max_n, dims[2 * s])
+            dims[3 * s] = arr.shape[0] - 1
+            dims[3 * s + 1] = arr.shape[2]
+            max_n = max(max_n, dims[3 * s])
             arcs_p[s] = <const float*>cnp.PyArray_DATA(<cnp.ndarray>arcs[s])
-            out = np.empty((max(2 * dims[2 * s] - 1, 0), 3), dtype=np.int32)
+            cons = constraints[s]
+            if cons is None:
+                cons_p[s] = NULL
+                dims[3 * s + 2] = 0
+            else:
+                cons_p[s] = <const int*>cnp.PyArray_DATA(<cnp.ndarray>cons)
+                dims[3 * s + 2] = (<cnp.ndarray>cons).shape[0]
+            out = np.empty((max(2 * dims[3 * s] - 1, 0), 3), dtype=np.int32)
             out_p[s] = <int*>cnp.PyArray_DATA(<cnp.ndarray>out)
             spans.append(out)
-            out = np.empty(dims[2 * s] + 1, dtype=np.int64)
+            out = np.empty(dims[3 * s] + 1, dtype=np.int64)
             heads_p[s] = <long long*>cnp.PyArray_DATA(<cnp.ndarray>out)
             heads.append(out)
         # One workspace for the longest sentence; shorter ones use a prefix of each table.
@@ -427,9 +489,10 @@ def joint_batch(list charts, list arcs, double lam):
             raise MemoryError()
         with nogil:
             for s in range(B):
-                status_v[s] = _joint(chart_p[s], arcs_p[s], dims[2 * s], dims[2 * s + 1], lam,
-                                     &ws, out_p[s], heads_p[s], &scores_v[s])
+                status_v[s] = _joint(chart_p[s], arcs_p[s], dims[3 * s], dims[3 * s + 1], lam,
+                                     cons_p[s], dims[3 * s + 2], &ws,
+                                     out_p[s], heads_p[s], &scores_v[s])
         _free(&ws)
     finally:
-        free(chart_p); free(arcs_p); free(out_p); free(heads_p); free(dims)
+        free(chart_p); free(arcs_p); free(out_p); free(heads_p); free(cons_p); free(dims)
     return spans, heads, scores, status
