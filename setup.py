@@ -3,7 +3,7 @@ import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-DECODERS = ["cky", "eisner", "joint", "mst", "viterbi"]
+DECODERS = ["cky", "eisner", "joint", "mst", "span_viterbi", "viterbi"]
 
 extensions = [
     Extension(

@@ -2,7 +2,8 @@
 joint span + dependency decoding (lexicalized CKY), BIO Viterbi over token label scores, and the
 arc-standard transition system (oracle and greedy decoding; NumPy, in `arc_standard`).
 
-The cores are Cython (`_cky`, `_eisner`, `_joint`, `_mst`, `_viterbi`) and decode without the GIL;
+The cores are Cython (`_cky`, `_eisner`, `_joint`, `_mst`, `_viterbi`, `_span_viterbi`) and decode
+without the GIL;
 this module validates inputs at the Python boundary. Every decoder has a `*_batch` form that takes a list of
 sentences of mixed lengths and decodes them all in one GIL-free loop; the single-sentence forms are
 batches of one.
@@ -25,7 +26,7 @@ from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _cky, _eisner, _joint, _mst, _viterbi, arc_standard
+from . import _cky, _eisner, _joint, _mst, _span_viterbi, _viterbi, arc_standard
 from .arc_standard import (
     ArcStandard,
     ArcStandardConfigs,
@@ -58,6 +59,8 @@ __all__ = [
     "bio_argmax",
     "bio_argmax_batch",
     "repair_bio",
+    "span_viterbi",
+    "span_viterbi_batch",
     *arc_standard.__all__,
 ]
 
@@ -509,6 +512,13 @@ class BIOScheme:
         self.b_v: int = index.get("B-V", -1)
         self.i_v: int = index.get("I-V", -1)
         self.tables = (self.kinds, self.begin, self.outside, self.b_v, self.i_v)
+        # Roles as segments read them: (B-X, I-X or -1) per B-X label, in label order.
+        inside = {lab[2:]: i for i, lab in enumerate(self.labels) if lab.startswith("I-")}
+        self.roles = np.array(
+            [(i, inside.get(lab[2:], -1)) for i, lab in enumerate(self.labels) if lab.startswith("B-")],
+            dtype=np.int32,
+        ).reshape(-1, 2)
+        self.v_role: int = int(np.flatnonzero(self.roles[:, 0] == self.b_v)[0]) if self.b_v >= 0 else -1
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -623,3 +633,76 @@ def repair_bio(
     out = np.ascontiguousarray(arr, dtype=np.int32)
     _viterbi.repair(out, scheme.tables, _predicate(scheme, predicate, len(out), "repair_bio"))
     return out.tolist()
+
+
+# ----------------------------------------------------------------------------- span-level BIO
+
+
+def _allowed_spans(spans: Any, n: int, where: str) -> np.ndarray:
+    """The allowed segments with every single word added, int32 [m, 2], in the order the core
+    reads them: by end, then by increasing length."""
+    arr = _spans_array(spans, n, where)
+    singles = np.stack([np.arange(n), np.arange(1, n + 1)], axis=1)
+    arr = np.unique(np.concatenate([arr, singles]), axis=0)
+    order = np.lexsort((arr[:, 0] - arr[:, 1], arr[:, 1]))  # end, then length (start descending)
+    return np.ascontiguousarray(arr[order], dtype=np.int32)
+
+
+def span_viterbi_batch(
+    scores: Sequence[Any],
+    scheme: BIOScheme,
+    spans: Sequence[Iterable[Span]],
+    predicates: Optional[Sequence[Optional[int]]] = None,
+) -> list[list[int]]:
+    """`span_viterbi` over a list of [n, L] score matrices and their allowed spans, in one
+    GIL-free call."""
+    return _span_batch(scores, scheme, spans, predicates, "span_viterbi_batch", True)
+
+
+def span_viterbi(
+    scores: Any, scheme: BIOScheme, spans: Iterable[Span], predicate: Optional[int] = None
+) -> list[int]:
+    """Best valid BIO sequence (label indices) whose arguments are all allowed spans, exact.
+
+    scores: [n, L] per-token label scores (the BIO decoders' objective: the sum of the sequence's
+        token scores, so a segment (a, b) labelled X scores B-X on a and I-X on a+1..b-1).
+    spans: the allowed (start, end) segments, e.g. the constituents of a tree; they may overlap
+        or cross each other; every single word is allowed as well.
+    predicate: as in `bio_viterbi` (its word starts the only V segment, which is an allowed span).
+    Every labelled run of the result (B-X I-X ...) is an allowed span or a single word; with every
+    span allowed the result scores as `bio_viterbi`'s. Semi-Markov Viterbi, O(n + m R) for m
+    spans and R roles. Ties: O first, then the shorter segment, then the lower role.
+    Returns [] for n = 0.
+    """
+    return _span_batch([scores], scheme, [spans], [predicate], "span_viterbi", False)[0]
+
+
+def _span_batch(
+    scores: Sequence[Any], scheme: BIOScheme, spans: Sequence[Any],
+    predicates: Optional[Sequence[Any]], name: str, batch: bool,
+) -> list[list[int]]:
+    if not isinstance(scheme, BIOScheme):
+        raise TypeError(f"{name}: scheme must be a BIOScheme, got {type(scheme).__name__}")
+    if isinstance(scores, np.ndarray):
+        raise TypeError(f"{name}: scores must be a list of arrays, not one array")
+    if len(spans) != len(scores):
+        raise ValueError(f"{name}: {len(spans)} span lists for {len(scores)} sentences")
+    if predicates is not None and len(predicates) != len(scores):
+        raise ValueError(f"{name}: {len(predicates)} predicates for {len(scores)} sentences")
+    arrays, span_arrays = [], []
+    preds = np.empty(len(scores), dtype=np.int32)
+    for i, s in enumerate(scores):
+        where = _batch_where(name, batch, i, "scores")
+        arr = _scores(s, 2, where)
+        if arr.shape[1] != len(scheme):
+            raise ValueError(f"{where} must have shape [n, {len(scheme)}], got {arr.shape}")
+        arrays.append(arr)
+        n = arr.shape[0]
+        span_arrays.append(_allowed_spans(spans[i], n, _batch_where(name, batch, i, "spans")))
+        preds[i] = _predicate(scheme, None if predicates is None else predicates[i], n, where)
+    labels, status = _span_viterbi.span_viterbi_batch(
+        arrays, span_arrays, scheme.roles, scheme.outside, scheme.v_role, preds
+    )
+    if status.any():  # every single word is allowed, so only non-finite scores fail
+        raise _nonfinite(_batch_where(name, batch, int(np.flatnonzero(status)[0]), "scores"))
+    return [out.tolist() for out in labels]

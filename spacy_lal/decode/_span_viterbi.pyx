@@ -1,0 +1,169 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Span-level (semi-Markov) Viterbi for SRL: the best valid BIO sequence whose arguments are all
+allowed spans.
+
+Inputs are validated by `spacy_lal.decode.span_viterbi_batch`; this module trusts them
+(C-contiguous float32 [n, L] scores, int32 [m, 2] allowed spans sorted by end, then by
+increasing length, every single word included, and the role tables of a `BIOScheme`).
+
+A BIO sequence is a segmentation of the words into O words and labelled segments: a segment
+(a, b) with role X reads B-X on word a and I-X on a+1..b-1, so it scores
+    s[a, B-X] + sum_{a < t < b} s[t, I-X]
+and the sequence's score is the sum of its segments' and O words' scores (the BIO decoders'
+objective). Restricting segments to the allowed spans gives the semi-Markov recursion
+    best[t] = max(best[t-1] + s[t-1, O], max_{(a, t) allowed, X} best[a] + segment(a, t, X))
+over ends t = 1..n, O(n + m R) with per-role prefix sums of the I-scores. With a predicate p,
+word p is never O, a segment starting at p has role V and no other segment has it, and no segment
+contains p without starting there (so p is B-V and the only one, as in `_viterbi`).
+Ties: O first, then the shorter segment, then the lower role (order of the role table).
+"""
+cimport numpy as cnp
+from libc.math cimport INFINITY, isfinite
+from libc.stdlib cimport free, malloc
+
+import numpy as np
+
+cnp.import_array()
+
+OK = 0
+NONFINITE = 1
+INFEASIBLE = 2
+
+cdef enum:
+    _OK = 0
+    _NONFINITE = 1
+    _INFEASIBLE = 2
+
+
+cdef struct Roles:
+    int R
+    const int* bi       # bi[2 r] = index of B-X, bi[2 r + 1] = index of I-X (-1 if none)
+    int outside         # index of O
+    int v_role          # the role of V (-1 if none)
+
+
+cdef int _decode(const float* s, int n, int L, const int* spans, int m, const Roles* ro,
+                 int pred, double* best, int* bstart, int* brole, double* cum,
+                 int* out) noexcept nogil:
+    cdef int R = ro.R
+    cdef int t, u, r, a, b, k, lab_i
+    cdef double acc, val, seg
+    if n == 0:
+        return _OK
+    acc = 0.0
+    for t in range(n * L):
+        acc += s[t]
+    if not isfinite(acc):  # inf and NaN both survive the sum
+        return _NONFINITE
+    # cum[t * R + r] = sum of s[u, I-X_r] over u < t (0 for roles without I-X).
+    for r in range(R):
+        cum[r] = 0.0
+    for t in range(n):
+        for r in range(R):
+            lab_i = ro.bi[2 * r + 1]
+            cum[(t + 1) * R + r] = cum[t * R + r] + (s[t * L + lab_i] if lab_i >= 0 else 0.0)
+    best[0] = 0.0
+    k = 0
+    for t in range(1, n + 1):
+        best[t] = -INFINITY
+        bstart[t] = -1
+        brole[t] = -1
+        if t - 1 != pred:
+            best[t] = best[t - 1] + s[(t - 1) * L + ro.outside]
+        while k < m and spans[2 * k + 1] == t:
+            a = spans[2 * k]
+            k += 1
+            if pred >= 0 and a < pred < t:
+                continue  # the predicate's word may only start a segment
+            if best[a] == -INFINITY:
+                continue
+            for r in range(R):
+                if pred >= 0 and (r == ro.v_role) != (a == pred):
+                    continue
+                lab_i = ro.bi[2 * r + 1]
+                if t - a > 1 and lab_i < 0:
+                    continue
+                seg = s[a * L + ro.bi[2 * r]] + cum[t * R + r] - cum[(a + 1) * R + r]
+                val = best[a] + seg
+                if val > best[t]:
+                    best[t] = val
+                    bstart[t] = a
+                    brole[t] = r
+    if best[n] == -INFINITY:
+        return _INFEASIBLE
+    t = n
+    while t > 0:
+        a = bstart[t]
+        if a < 0:
+            out[t - 1] = ro.outside
+            t -= 1
+            continue
+        r = brole[t]
+        out[a] = ro.bi[2 * r]
+        for u in range(a + 1, t):
+            out[u] = ro.bi[2 * r + 1]
+        t = a
+    return _OK
+
+
+def span_viterbi_batch(list scores, list spans, const int[:, ::1] roles, int outside,
+                       int v_role, const int[::1] predicates):
+    """Decode validated sentences in one GIL-free loop.
+
+    scores: C-contiguous float32 [n, L]; spans: C-contiguous int32 [m, 2] (sorted by end, then
+    by increasing length; single words included); roles: int32 [R, 2] (B index, I index or -1);
+    outside: index of O; v_role: row of V in roles (-1 if none); predicates: int32 [B], -1 for
+    none. Returns (labels, status): a list of int32 [n] arrays and int32 [B] status codes.
+    """
+    cdef Py_ssize_t B = len(scores)
+    cdef Py_ssize_t b
+    cdef int max_n = 0
+    cdef int R = roles.shape[0]
+    cdef Roles ro
+    ro.R = R
+    ro.bi = &roles[0, 0] if R > 0 else NULL
+    ro.outside = outside
+    ro.v_role = v_role
+    cdef const float** in_p = <const float**>malloc(max(B, 1) * sizeof(float*))
+    cdef const int** span_p = <const int**>malloc(max(B, 1) * sizeof(int*))
+    cdef int** out_p = <int**>malloc(max(B, 1) * sizeof(int*))
+    cdef int* dims = <int*>malloc(max(B, 1) * 3 * sizeof(int))
+    cdef double* best = NULL
+    cdef double* cum = NULL
+    cdef int* bstart = NULL
+    cdef int* brole = NULL
+    cdef cnp.ndarray arr
+    if in_p == NULL or span_p == NULL or out_p == NULL or dims == NULL:
+        free(in_p); free(span_p); free(out_p); free(dims)
+        raise MemoryError()
+    status = np.zeros(B, dtype=np.int32)
+    cdef int[::1] status_v = status
+    labels = []
+    try:
+        for b in range(B):
+            arr = scores[b]
+            in_p[b] = <const float*>cnp.PyArray_DATA(arr)
+            dims[3 * b] = arr.shape[0]
+            dims[3 * b + 1] = arr.shape[1]
+            max_n = max(max_n, dims[3 * b])
+            arr = spans[b]
+            span_p[b] = <const int*>cnp.PyArray_DATA(arr)
+            dims[3 * b + 2] = arr.shape[0]
+            out = np.empty(dims[3 * b], dtype=np.int32)
+            out_p[b] = <int*>cnp.PyArray_DATA(<cnp.ndarray>out)
+            labels.append(out)
+        best = <double*>malloc((max_n + 1) * sizeof(double))
+        cum = <double*>malloc((max_n + 1) * max(R, 1) * sizeof(double))
+        bstart = <int*>malloc((max_n + 1) * sizeof(int))
+        brole = <int*>malloc((max_n + 1) * sizeof(int))
+        if best == NULL or cum == NULL or bstart == NULL or brole == NULL:
+            raise MemoryError()
+        with nogil:
+            for b in range(B):
+                status_v[b] = _decode(in_p[b], dims[3 * b], dims[3 * b + 1], span_p[b],
+                                      dims[3 * b + 2], &ro, predicates[b], best, bstart, brole,
+                                      cum, out_p[b])
+    finally:
+        free(in_p); free(span_p); free(out_p); free(dims)
+        free(best); free(cum); free(bstart); free(brole)
+    return labels, status
