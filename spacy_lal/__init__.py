@@ -3,7 +3,7 @@ from typing import Any
 
 from .extensions import register_extensions
 
-__all__ = ["load", "pipeline_path"]
+__all__ = ["load", "pipeline_path", "parse_with_constraints"]
 __version__ = "0.1.0.dev0"
 
 register_extensions()
@@ -12,6 +12,10 @@ register_extensions()
 def __getattr__(name: str) -> Any:
     # `spacy_lal.load` / `spacy_lal.pipeline_path` without importing the pipeline machinery
     # on `import spacy_lal` (which spaCy does for every entry point of ours).
+    if name == "parse_with_constraints":
+        from .pipeline import lal_parser
+
+        return lal_parser.parse_with_constraints
     if name in __all__:
         from . import pretrained
 

@@ -18,10 +18,19 @@ What the component does with awkward input (see also ``units.py``):
 - Empty Docs and Docs of whitespace only get no tree and keep their tokens unattached.
 - Gold labels not seen at ``initialize`` are trained as "no constituent" / skipped, and counted
   in a warning.
+
+Constraints (``constraints`` setting, ``set_constraints``, the ``constrained`` context manager,
+``parse_with_constraints``): spans that must come out as constituents (``require``) and spans
+no constituent may cross (``no_cross``), taken from ``doc.ents``, ``doc.noun_chunks`` or span
+groups (``constraints.py``), decoded exactly by the constrained CKY or joint decoder. Only the
+tree is constrained: with "eisner"/"mst" the dependencies are decoded apart from it (use
+"joint" for dependencies that agree with the constrained tree). Constraints that cannot hold
+are dropped with a warning naming them (``constraints.py``).
 """
 import logging
 from collections import Counter
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD
@@ -33,6 +42,7 @@ from thinc.api import Model
 
 from ..extensions import clear_trees, set_tree, stored_trees
 from .base import Predictions, UnitPipe, pretrained_model, untrained_model
+from .constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
 from .gold import EMPTY, ROOT_ONLY, chain_to_label, dependency_target, gold_trees_by_start, label_to_chain, tree_target
 from .parser_adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
 from .units import Unit
@@ -52,6 +62,7 @@ JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (
         "dependency_decoder": "eisner",
         "joint_weight": 1.0,
         "quantize": False,
+        "constraints": {"require": [], "no_cross": []},
         "scorer": {"@scorers": "spacy-lal.parser_scorer.v1"},
     },
     default_score_weights={
@@ -70,6 +81,7 @@ def make_lal_parser(
     dependency_decoder: str,
     joint_weight: float,
     quantize: bool,
+    constraints: Dict[str, List[str]],
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
     """Constituency parser with (by default) a jointly trained dependency head.
@@ -81,6 +93,10 @@ def make_lal_parser(
 
     ``quantize``: decode with int8 weights in the Linear layers (dynamic quantization, CPU):
     about 1.2x faster, at a small accuracy cost (README, "Speed"); training is unaffected.
+
+    ``constraints``: ``{"require": [sources], "no_cross": [sources]}``, sources "ents",
+    "noun_chunks" or "spans:KEY" (``doc.spans[KEY]``): their spans come out as labelled
+    constituents (require) or are crossed by none (no_cross); see ``constraints.py``.
 
     The default ``model`` is the shipped English parser (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.LabelAttentionParser.v1`` model config to train one from scratch.
@@ -94,9 +110,15 @@ def make_lal_parser(
         dependency_decoder=dependency_decoder,
         joint_weight=joint_weight,
         quantize=quantize,
+        constraints=constraints,
         scorer=scorer,
     )
-    settings = {"dependency_decoder": dependency_decoder, "joint_weight": joint_weight, "quantize": quantize}
+    settings = {
+        "dependency_decoder": dependency_decoder,
+        "joint_weight": joint_weight,
+        "quantize": quantize,
+        "constraints": parser.cfg["constraints"],
+    }
     if parser.adopt_pretrained("lal_parser", settings):
         if parser.cfg["dependencies"] != dependencies:
             raise ValueError(
@@ -158,7 +180,7 @@ class LabelAttentionParser(UnitPipe):
     Its torch layer (``parser_adapter.ParserAdapter``) is built once the labels are known
     (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
-    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize")
+    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize", "constraints")
     # Units of 8 batches are length-sorted together: fed sorted sentences, the parser runs 2-3
     # times faster than on batches sorted alone (padding), with max_chart_cells bounding memory.
     BUCKET_BATCHES = 8
@@ -180,6 +202,7 @@ class LabelAttentionParser(UnitPipe):
         dependency_decoder: str = "eisner",
         joint_weight: float = 1.0,
         quantize: bool = False,
+        constraints: Optional[Dict[str, List[str]]] = None,
         scorer: Optional[Callable] = None,
     ) -> None:
         if not (constituency or dependencies):
@@ -191,8 +214,11 @@ class LabelAttentionParser(UnitPipe):
             "dependency_decoder": dependency_decoder,
             "joint_weight": joint_weight,
             "quantize": quantize,
+            "constraints": check_constraints(name, constraints),
         }
         super().__init__(vocab, model, name, settings, scorer=scorer)
+        # Spans given to `constrained` for the Docs parsed inside the block, innermost last.
+        self._call_constraints: List[Dict[str, List[Tuple[int, int]]]] = []
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -262,6 +288,36 @@ class LabelAttentionParser(UnitPipe):
         if joint_weight is not None:
             self.cfg["joint_weight"] = joint_weight
 
+    def set_constraints(
+        self, require: Optional[List[str]] = None, no_cross: Optional[List[str]] = None
+    ) -> None:
+        """Change the ``constraints`` setting's sources on a loaded parser (None keeps a kind's
+        sources). Like ``set_decoder`` this changes the component, not ``nlp.config``: to keep it
+        in a saved pipeline, give it in the config (``spacy.load(path, config=...)``)."""
+        current = self.cfg["constraints"]
+        self.cfg["constraints"] = check_constraints(
+            self.name,
+            {
+                "require": current["require"] if require is None else require,
+                "no_cross": current["no_cross"] if no_cross is None else no_cross,
+            },
+        )
+
+    @contextmanager
+    def constrained(self, require: Iterable[Any] = (), no_cross: Iterable[Any] = ()) -> Iterator[None]:
+        """Constrain every Doc parsed inside the block with these spans (``(start, end)`` token
+        offsets or spaCy Spans), on top of the configured sources (and before them when
+        constraints conflict)::
+
+            with nlp.get_pipe("lal_parser").constrained(require=[(3, 5)]):
+                doc = nlp("...")
+        """
+        self._call_constraints.append({"require": as_pairs(require), "no_cross": as_pairs(no_cross)})
+        try:
+            yield
+        finally:
+            self._call_constraints.pop()
+
     # Training -------------------------------------------------------------------------------
 
     def _training_batch(self, examples: List[Example], units: List[Unit]) -> ParserBatch:
@@ -292,13 +348,34 @@ class LabelAttentionParser(UnitPipe):
 
     def _prediction_batch(self, docs: List[Doc], units: List[Unit], details: bool = False) -> ParserBatch:
         root = self.cfg["root_label"]
+        require, no_cross = self._unit_constraints(docs, units)
         return ParserBatch(
             dependency_decoder=self.cfg["dependency_decoder"],
             joint_weight=self.cfg["joint_weight"],
             root_label=self.dep_labels.index(root) if root in self.dep_labels else None,
             details=details,
             quantized=self.cfg["quantize"],
+            require=require,
+            no_cross=no_cross,
         )
+
+    def _unit_constraints(self, docs: List[Doc], units: List[Unit]) -> Tuple[Optional[list], Optional[list]]:
+        """Per unit, the constraint spans in word positions (None, None without any)."""
+        sources = self.cfg.get("constraints") or {}
+        if not self.cfg["constituency"] or not (self._call_constraints or any(sources.values())):
+            return None, None
+        notes: List[str] = []
+        wanted = []
+        for doc in docs:
+            spans: Dict[str, List[Tuple[int, int]]] = {}
+            for kind in KINDS:
+                spans[kind] = [span for call in reversed(self._call_constraints) for span in call[kind]]
+                for source in sources.get(kind, []):
+                    spans[kind].extend(source_spans(doc, source, notes))
+            wanted.append(spans)
+        for note in sorted(set(notes)):
+            logger.warning("%s: constraints: %s", self.name, note)
+        return constrain_units(self.name, docs, units, wanted)
 
     def predict_with_details(self, docs: Iterable[Doc]) -> Predictions:
         """``predict``, keeping per unit what the label attention computed
@@ -385,3 +462,22 @@ def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> No
         )
     if dependency_decoder == "joint" and not constituency:
         raise ValueError(f"{name}: dependency_decoder 'joint' needs the constituency head")
+
+
+def parse_with_constraints(
+    nlp: Language,
+    doc: Union[str, Doc],
+    *,
+    require: Iterable[Any] = (),
+    no_cross: Iterable[Any] = (),
+    component: str = "lal_parser",
+) -> Doc:
+    """Run ``nlp`` on ``doc`` (a text or a Doc) with these spans (``(start, end)`` token offsets
+    or Spans of the Doc) as constraints of the ``component`` parser, on top of its configured
+    ones; see ``LabelAttentionParser.constrained``. Offsets refer to ``nlp``'s tokens: for a
+    text, tokenize it first (``nlp.make_doc``) to find them."""
+    parser = nlp.get_pipe(component)
+    if not isinstance(parser, LabelAttentionParser) or not parser.cfg["constituency"]:
+        raise ValueError(f"parse_with_constraints: {component!r} is not a constituency lal_parser")
+    with parser.constrained(require=require, no_cross=no_cross):
+        return nlp(doc)

@@ -16,6 +16,15 @@ Predicates (``predicates`` setting):
 - "pos": tokens with ``pos_ == "VERB"`` or a ``tag_`` starting with "VB" (auxiliaries tagged
   VB* included, as PropBank annotates "be" and "have"); needs a tagger before the component.
 
+Decoders (``decoder`` setting): "argmax" (the paper's: per-token argmax, repaired to valid BIO),
+"viterbi" (the best valid BIO sequence), "tree" (the best valid BIO sequence whose arguments are
+all single words or spans of ``argument_spans``, by default the constituents of the trees that
+``lal_parser`` put on the Doc before this component: an exact span-level Viterbi,
+``decode.span_viterbi``). ``argument_spans`` lists sources as the parser's constraints do
+(``constraints.py``): "tree", "ents", "noun_chunks", "spans:KEY". A sentence for which the
+sources give no span (no tree on the Doc, e.g. ``lal_parser`` not in the pipeline) falls back to
+"viterbi", with one warning per call.
+
 Senses: the classes are the roleset suffixes seen in training ("01", "02", "LV", ...); the
 lemma part is the token's lowercased lemma (its lowercased text without a lemmatizer), mapped
 through a table learned at ``initialize`` from the gold rolesets wherever the most frequent gold
@@ -46,6 +55,7 @@ from ..extensions import clear_frames, set_frames
 from ..scoring.ud import PRF
 from ..srl import FrameData
 from .base import Predictions, UnitPipe, pretrained_model, untrained_model
+from .constraints import check_sources, source_spans, unit_spans
 from .gold import same_tokens
 from .srl_adapter import DECODERS, IGNORE, SrlBatch, SrlTargets
 from .units import Unit
@@ -55,6 +65,7 @@ logger = logging.getLogger("spacy_lal")
 # user_data key: the Doc's predicates were given (``mark_predicates``), even if there are none.
 PREDICATES_GIVEN = "spacy_lal.predicates_given"
 PREDICATE_MODES = ("gold", "predicted", "pos")
+TREE_SOURCE = "tree"
 
 
 @Language.factory(
@@ -64,6 +75,7 @@ PREDICATE_MODES = ("gold", "predicted", "pos")
         "model": pretrained_model("lal_srl"),
         "predicates": "gold",
         "decoder": "argmax",
+        "argument_spans": [TREE_SOURCE],
         "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
     },
     default_score_weights={
@@ -76,22 +88,34 @@ PREDICATE_MODES = ("gold", "predicted", "pos")
     },
 )
 def make_lal_srl(
-    nlp: Language, name: str, model: Model, predicates: str, decoder: str, scorer: Optional[Callable]
+    nlp: Language,
+    name: str,
+    model: Model,
+    predicates: str,
+    decoder: str,
+    argument_spans: List[str],
+    scorer: Optional[Callable],
 ) -> "SemanticRoleLabeler":
     """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
-    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi).
+    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "tree"
+    (arguments restricted to single words and the spans of ``argument_spans``: "tree" = the
+    constituents ``lal_parser`` predicted, "ents", "noun_chunks", "spans:KEY").
 
     The default ``model`` is the shipped English labeller (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.SemanticRoleLabeler.v1`` model config to train one from scratch."""
-    srl = SemanticRoleLabeler(nlp.vocab, model, name, predicates=predicates, decoder=decoder, scorer=scorer)
-    srl.adopt_pretrained("lal_srl", {"predicates": predicates, "decoder": decoder})
+    srl = SemanticRoleLabeler(
+        nlp.vocab, model, name, predicates=predicates, decoder=decoder, argument_spans=argument_spans, scorer=scorer
+    )
+    srl.adopt_pretrained(
+        "lal_srl", {"predicates": predicates, "decoder": decoder, "argument_spans": srl.cfg["argument_spans"]}
+    )
     return srl
 
 
 class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
 
-    RUNTIME_SETTINGS = ("predicates", "decoder")
+    RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans")
     LONG_SENTENCES = "each piece is labelled on its own, a predicate's arguments found within its piece"
     LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}}
 
@@ -103,14 +127,29 @@ class SemanticRoleLabeler(UnitPipe):
         *,
         predicates: str = "gold",
         decoder: str = "argmax",
+        argument_spans: Sequence[str] = (TREE_SOURCE,),
         scorer: Optional[Callable] = None,
     ) -> None:
         if predicates not in PREDICATE_MODES:
             raise ValueError(f"{name}: predicates must be one of {PREDICATE_MODES}, got {predicates!r}")
-        if decoder not in DECODERS:
-            raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")
-        super().__init__(vocab, model, name, {"predicates": predicates, "decoder": decoder}, scorer=scorer)
+        _check_decoder(name, decoder)
+        settings = {
+            "predicates": predicates,
+            "decoder": decoder,
+            "argument_spans": check_sources(name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)),
+        }
+        super().__init__(vocab, model, name, settings, scorer=scorer)
         self._warned_no_lemmas = False
+
+    def set_decoder(self, decoder: str, argument_spans: Optional[Sequence[str]] = None) -> None:
+        """Switch decoding on a trained labeller: "argmax", "viterbi" or "tree" (see the
+        factory); ``argument_spans``: the sources of "tree"'s allowed spans (None keeps them)."""
+        _check_decoder(self.name, decoder)
+        self.cfg["decoder"] = decoder
+        if argument_spans is not None:
+            self.cfg["argument_spans"] = check_sources(
+                self.name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)
+            )
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -208,7 +247,28 @@ class SemanticRoleLabeler(UnitPipe):
     # Prediction -----------------------------------------------------------------------------
 
     def _prediction_batch(self, docs: List[Doc], units: List[Unit]) -> SrlBatch:
-        return SrlBatch(self._unit_predicates(docs, units), decoder=self.cfg["decoder"])
+        decoder = self.cfg["decoder"]
+        spans = self._argument_spans(docs, units) if decoder == "tree" else None
+        return SrlBatch(self._unit_predicates(docs, units), decoder=decoder, spans=spans)
+
+    def _argument_spans(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[Tuple[int, int]]]]:
+        """Per unit, the word spans its arguments may take (decoder "tree"), None where the
+        sources give none (that unit falls back to BIO Viterbi, with one warning per call)."""
+        notes: List[str] = []
+        sources = self.cfg.get("argument_spans") or [TREE_SOURCE]
+        per_doc = [[span for source in sources for span in source_spans(doc, source, notes)] for doc in docs]
+        spans: List[Optional[List[Tuple[int, int]]]] = list(unit_spans(docs, units, per_doc))
+        for u, unit_list in enumerate(spans):
+            if not unit_list and len(units[u]) > 1:  # one word needs no span: singles are allowed
+                spans[u] = None
+        missing = sum(1 for s in spans if s is None)
+        if missing:
+            logger.warning(
+                "%s: decoder 'tree': %d of %d sentences have no spans from %s (is lal_parser before "
+                "this component?); decoding them with BIO Viterbi%s",
+                self.name, missing, len(units), sources, "".join(f"; {note}" for note in sorted(set(notes))),
+            )
+        return spans
 
     def _unit_predicates(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[int]]]:
         """Per unit, the word positions of its predicates, or None for the identification head."""
@@ -273,6 +333,11 @@ class SemanticRoleLabeler(UnitPipe):
             key = roleset_key(doc[predicate])
             roleset = f"{self.cfg['sense_lemmas'].get(key, key)}.{self.senses[sense]}"
         return FrameData(predicate, roleset, tuple(arguments))
+
+
+def _check_decoder(name: str, decoder: str) -> None:
+    if decoder not in DECODERS:
+        raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")
 
 
 # Gold frames and BIO tags ---------------------------------------------------------------------

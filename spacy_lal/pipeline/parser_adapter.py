@@ -12,7 +12,7 @@ dependency labels on the decoded arcs (the root label on the root arc only).
 """
 import copy
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -46,16 +46,18 @@ class ParserBatch:
     root_label: Optional[int] = None  # dependency label id reserved for root arcs
     details: bool = False
     quantized: bool = False  # decode with int8 weights in the Linear layers (``quantized_copy``)
+    # Per unit, (start, end) word spans the tree must have as constituents / must not cross
+    # (``constraints.py``: already consistent); None = no constraints.
+    require: Optional[List[List[Tuple[int, int]]]] = None
+    no_cross: Optional[List[List[Tuple[int, int]]]] = None
 
     def select(self, rows: Sequence[int], width: int) -> "ParserBatch":
         """The batch of ``rows`` (a length-sorted chunk), targets padded to ``width``."""
-        if self.targets is None:
-            return self
-        targets = ParserTargets(
-            [self.targets.charts[b] for b in rows], self.targets.heads[rows, :width], self.targets.labels[rows, :width]
-        )
-        return ParserBatch(targets, self.dependency_decoder, self.joint_weight, self.root_label, self.details,
-                           self.quantized)
+        pick = lambda per_unit: None if per_unit is None else [per_unit[b] for b in rows]  # noqa: E731
+        targets = self.targets
+        if targets is not None:
+            targets = ParserTargets([targets.charts[b] for b in rows], targets.heads[rows, :width], targets.labels[rows, :width])
+        return replace(self, targets=targets, require=pick(self.require), no_cross=pick(self.no_cross))
 
 
 @dataclass
@@ -163,12 +165,12 @@ class ParserAdapter(torch.nn.Module):
             arc_scores = output.arc_scores.float().cpu().numpy()
             arcs = [numpy.ascontiguousarray(arc_scores[b, : n + 1, : n + 1]) for b, n in enumerate(lengths)]
         if batch.dependency_decoder == "joint" and charts is not None and arcs is not None:
-            results = joint_batch(charts, arcs, batch.joint_weight)
+            results = joint_batch(charts, arcs, batch.joint_weight, require=batch.require, no_cross=batch.no_cross)
             spans = [result.spans for result in results]
             heads = [result.heads for result in results]
         else:
             if charts is not None:
-                spans = [result.spans for result in cky_batch(charts)]
+                spans = [result.spans for result in cky_batch(charts, require=batch.require, no_cross=batch.no_cross)]
             if arcs is not None:
                 decode = chu_liu_edmonds_batch if batch.dependency_decoder == "mst" else eisner_batch
                 heads = decode(arcs)

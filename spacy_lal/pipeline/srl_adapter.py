@@ -5,20 +5,21 @@ One forward pass serves a whole batch: the predicate-identification head runs ov
 DeepAtt gathers one row per (unit, predicate) pair (after its input projection, so the
 projection runs once per sentence), and the pass returns either the summed loss (training:
 role, predicate and sense losses, each defined once in ``spacy_lal.nn.srl``) or, in
-:meth:`SrlAdapter.decode`, BIO sequences (argmax or constrained Viterbi, ``spacy_lal.decode``)
-and senses.
+:meth:`SrlAdapter.decode`, BIO sequences (argmax, constrained Viterbi, or the span-level Viterbi
+whose arguments are allowed spans such as the tree's constituents; ``spacy_lal.decode``) and
+senses.
 """
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import numpy
 import torch
 
-from ..decode import BIOScheme, bio_argmax_batch, bio_viterbi_batch
+from ..decode import BIOScheme, bio_argmax_batch, bio_viterbi_batch, span_viterbi_batch
 from ..nn.srl import DeepAtt, PredicateIdentifier, SenseClassifier, lengths_to_mask, predicate_rows
 
 IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
-DECODERS = ("argmax", "viterbi")
+DECODERS = ("argmax", "viterbi", "tree")
 
 
 @dataclass
@@ -37,11 +38,14 @@ class SrlBatch:
 
     ``predicates[u]``: the predicate positions (word indices) of unit u, or None to let the
     identification head find them (prediction only; in training every unit has a list).
+    ``spans[u]`` (decoder "tree"): the (start, end) word spans arguments of unit u may take
+    (single words are always allowed), or None to decode that unit with BIO Viterbi.
     """
 
     predicates: List[Optional[List[int]]]
     decoder: str = "argmax"
     targets: Optional[SrlTargets] = None
+    spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None
 
 
 @dataclass
@@ -92,7 +96,7 @@ class SrlAdapter(torch.nn.Module):
             if self.sense is not None:
                 sense_logits = self.sense(hidden, torch.arange(len(rows), device=rows.device), positions)
         if batch.targets is None:
-            return self.decode(rows, positions, lengths, role_logits, sense_logits, batch.decoder)
+            return self.decode(rows, positions, lengths, role_logits, sense_logits, batch.decoder, batch.spans)
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
     def loss(self, targets: SrlTargets, mask, rows, predicate_logits, role_logits, sense_logits) -> torch.Tensor:
@@ -106,8 +110,10 @@ class SrlAdapter(torch.nn.Module):
             loss = loss + self.sense.loss(sense_logits, torch.as_tensor(targets.senses, device=device))
         return loss
 
-    def decode(self, rows, positions, lengths, role_logits, sense_logits, decoder: str) -> DecodedFrames:
-        """BIO label ids and sense classes of each (unit, predicate) row."""
+    def decode(self, rows, positions, lengths, role_logits, sense_logits, decoder: str, spans=None) -> DecodedFrames:
+        """BIO label ids and sense classes of each (unit, predicate) row. Decoder "tree": each
+        row's arguments are ``spans`` of its unit (``SrlBatch.spans``) or single words, by the
+        exact span-level Viterbi; rows of units without spans get BIO Viterbi."""
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
         units, positions = rows.tolist(), positions.tolist()
@@ -116,10 +122,31 @@ class SrlAdapter(torch.nn.Module):
         # Log-probabilities, so that Viterbi maximises the sequence's probability.
         scores = torch.log_softmax(role_logits.float(), -1).cpu().numpy()
         n_words = lengths.tolist()
-        decode = bio_viterbi_batch if decoder == "viterbi" else bio_argmax_batch
-        tags = decode([scores[r, : n_words[u]] for r, u in enumerate(units)], self.scheme, positions)
+        rows_scores = [scores[r, : n_words[u]] for r, u in enumerate(units)]
+        if decoder == "tree":
+            tags = self._decode_spans(rows_scores, units, positions, spans or [None] * len(n_words))
+        else:
+            decode = bio_viterbi_batch if decoder == "viterbi" else bio_argmax_batch
+            tags = decode(rows_scores, self.scheme, positions)
         senses: List[Optional[int]] = [None] * len(units)
         if sense_logits is not None:
             senses = sense_logits.argmax(-1).tolist()
         return DecodedFrames(units, positions, tags, senses)
+
+    def _decode_spans(self, scores, units: List[int], positions: List[int], spans) -> List[List[int]]:
+        """Span-level Viterbi for rows whose unit has spans, BIO Viterbi for the others."""
+        tags: List[Optional[List[int]]] = [None] * len(units)
+        for use_spans in (True, False):
+            rows = [r for r, u in enumerate(units) if (spans[u] is not None) == use_spans]
+            if not rows:
+                continue
+            picked = [scores[r] for r in rows]
+            preds = [positions[r] for r in rows]
+            if use_spans:
+                found = span_viterbi_batch(picked, self.scheme, [spans[units[r]] for r in rows], preds)
+            else:
+                found = bio_viterbi_batch(picked, self.scheme, preds)
+            for r, seq in zip(rows, found):
+                tags[r] = seq
+        return tags
 

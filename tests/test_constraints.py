@@ -1,0 +1,237 @@
+"""Constrained decoding in the components: lal_parser's `constraints` (doc.ents, span groups,
+per-call spans) and lal_srl's "tree" decoder, on the unit mapping and on the shipped pipeline."""
+import logging
+
+import pytest
+import spacy
+from spacy.tokens import Doc, Span
+
+import spacy_lal
+from spacy_lal.extensions import NotAConstituentError
+from spacy_lal.pipeline.constraints import check_constraints, constrain_units, unit_spans
+from spacy_lal.pipeline.units import make_units
+from spacy_lal.pretrained import shipped_pipelines
+
+TEXT = "The old man saw the boy with the telescope in New York City yesterday."
+CITY = (10, 13)  # "New York City": not a constituent of the unconstrained parse
+BOY = (4, 9)  # "the boy with the telescope": neither
+
+
+def crosses(a, b) -> bool:
+    return a[0] < b[0] < a[1] < b[1] or b[0] < a[0] < b[1] < a[1]
+
+
+def constituents(doc):
+    """(start, end) of every labelled constituent of the Doc's trees, in Doc offsets."""
+    return [(c.start, c.end) for sent in doc.sents for c in [sent, *sent._.constituents] if c._.labels]
+
+
+# ----------------------------------------------------------------------------- the unit mapping
+
+
+def test_spans_map_to_unit_words_and_bad_ones_are_dropped_with_a_warning(caplog):
+    nlp = spacy.blank("en")
+    # Tokens: 0 A, 1 "  " (whitespace), 2 b, 3 c, 4 ., | 5 D, 6 e, 7 f, 8 g, 9 h (a long sentence)
+    words = ["A", "  ", "b", "c", ".", "D", "e", "f", "g", "h"]
+    doc = Doc(nlp.vocab, words=words, spaces=[False] * 10, sent_starts=[1, 0, 0, 0, 0, 1, 0, 0, 0, 0])
+    units = make_units([doc], max_length=4)  # the second sentence in pieces (5, 9) and (9, 10)
+    assert [(u.start, u.end, u.words) for u in units] == [(0, 5, (0, 2, 3, 4)), (5, 9, (5, 6, 7, 8)), (9, 10, (9,))]
+    wanted = [{
+        "require": [(0, 3), (2, 4), (4, 6), (1, 2), (6, 8), (8, 10), (9, 10), (9, 12)],
+        "no_cross": [(2, 5), (0, 2), (5, 7)],
+    }]
+    with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+        require, no_cross = constrain_units("p", [doc], units, wanted)
+    # (0, 3) = words A b (positions 0..1): whitespace token 1 is no word.
+    assert require == [[(0, 2)], [(1, 3)], [(0, 1)]]
+    assert no_cross == [[(0, 1)], [], []]
+    message = caplog.text
+    assert "require (2, 4) 'bc' in Doc 0: crosses the kept span (0, 3) 'A  b'" in message
+    assert "require (4, 6) '.D' in Doc 0: crosses a sentence boundary" in message
+    assert "require (1, 2) '  ' in Doc 0: covers whitespace tokens only" in message
+    assert "require (8, 10) 'gh' in Doc 0: crosses a sentence boundary (or the boundary of a piece" in message
+    assert "require (9, 12) in Doc 0: outside the Doc of 10 tokens" in message
+    assert "no_cross (2, 5) 'bc.' in Doc 0: crosses the kept span (0, 3)" in message
+    assert "no_cross (5, 7) 'De' in Doc 0: crosses the kept span (6, 8) 'ef'" in message
+    assert "7 constraint span(s) cannot hold" in message
+    # The SRL's argument spans: the same mapping, silently left out where they do not fit.
+    assert unit_spans([doc], units, [[(0, 3), (4, 6), (8, 10), (9, 10)]]) == [[(0, 2)], [], [(0, 1)]]
+
+
+def test_constraints_setting_is_checked():
+    assert check_constraints("p", {"require": ["ents"]}) == {"require": ["ents"], "no_cross": []}
+    assert check_constraints("p", None) == {"require": [], "no_cross": []}
+    with pytest.raises(ValueError, match="unknown keys"):
+        check_constraints("p", {"required": ["ents"]})
+    with pytest.raises(ValueError, match="unknown span source 'entities'"):
+        check_constraints("p", {"require": ["entities"]})
+    with pytest.raises(ValueError, match="a list of sources, got the string"):
+        check_constraints("p", {"no_cross": "ents"})
+    with pytest.raises(ValueError, match="unknown span source 'tree'"):  # SRL only
+        check_constraints("p", {"require": ["tree"]})
+
+
+# ----------------------------------------------------------------------------- the shipped pipeline
+
+shipped = pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built")
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return spacy_lal.load()
+
+
+def with_city(nlp):
+    doc = nlp.make_doc(TEXT)
+    doc.ents = [Span(doc, *CITY, label="GPE")]
+    return doc
+
+
+def assert_heads_follow_the_tree(doc):
+    """Every constituent has exactly one word whose head lies outside it (or is the root): the
+    dependencies are lexical heads of the tree."""
+    for start, end in constituents(doc):
+        outside = [t for t in doc[start:end] if t.head == t or not start <= t.head.i < end]
+        assert len(outside) == 1, (doc[start:end].text, [t.text for t in outside])
+
+
+@shipped
+@pytest.mark.parametrize("decoder", ["joint", "eisner"])
+def test_ents_become_constituents(nlp, decoder):
+    parser = nlp.get_pipe("lal_parser")
+    parser.set_decoder(decoder)
+    try:
+        plain = nlp(with_city(nlp))
+        with pytest.raises(NotAConstituentError):
+            plain[CITY[0] : CITY[1]]._.labels  # so the constraint has something to change
+        parser.set_constraints(require=["ents"])
+        doc = nlp(with_city(nlp))
+    finally:
+        parser.set_constraints(require=[], no_cross=[])
+        parser.set_decoder("joint")
+    for ent in doc.ents:
+        assert ent._.labels  # a labelled constituent
+    if decoder == "joint":
+        assert_heads_follow_the_tree(doc)
+
+
+@shipped
+def test_no_cross_and_per_call_constraints(nlp, caplog):
+    parser = nlp.get_pipe("lal_parser")
+    assert BOY not in constituents(nlp(TEXT))
+    with parser.constrained(no_cross=[BOY]):
+        doc = nlp(TEXT)
+    assert not any(crosses(BOY, c) for c in constituents(doc))
+    doc = spacy_lal.parse_with_constraints(nlp, TEXT, require=[BOY, CITY])
+    assert BOY in constituents(doc) and CITY in constituents(doc)
+    assert_heads_follow_the_tree(doc)
+    assert parser._call_constraints == []  # the block is over
+    # Crossing spans: the per-call one wins, the configured one is dropped and named.
+    parser.set_constraints(require=["ents"])
+    try:
+        with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+            doc = spacy_lal.parse_with_constraints(nlp, with_city(nlp), require=[(9, 11)])
+    finally:
+        parser.set_constraints(require=[])
+    assert "require (10, 13) 'New York City' in Doc 0: crosses the kept span (9, 11) 'in New'" in caplog.text
+    assert doc[9:11]._.labels
+    with pytest.raises(ValueError, match="not a constituency lal_parser"):
+        spacy_lal.parse_with_constraints(nlp, TEXT, component="tagger")
+
+
+@shipped
+def test_inconsistent_constraints_never_crash(nlp, caplog):
+    text = "Mary lives in Paris.  She likes New York."
+    doc = nlp.make_doc(text)
+    space = next(t.i for t in doc if t.is_space)
+    doc.spans["mine"] = [doc[3:7], doc[space : space + 1], doc[7:10]]  # "Paris .  She" crosses sentences
+    with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+        with nlp.get_pipe("lal_parser").constrained(require=[(0, 40)]):
+            parsed = spacy_lal.parse_with_constraints(nlp, doc, no_cross=doc.spans["mine"])
+    assert "crosses a sentence boundary" in caplog.text
+    assert "covers whitespace tokens only" in caplog.text
+    assert "outside the Doc" in caplog.text
+    assert len(parsed._.trees) == 2
+    assert parsed[7:10]._.labels is not None  # "She likes New": kept as no_cross, so a node...
+    assert not any(crosses((7, 10), c) for c in constituents(parsed))
+
+
+@shipped
+def test_constraints_setting_is_saved_and_restored(nlp, tmp_path):
+    path = spacy_lal.pipeline_path()
+    setting = {"require": ["ents"], "no_cross": ["spans:mine"]}
+    # A pipeline saved with this version has the setting's section in its config (the shipped
+    # one predates it: `set_constraints` changes it there), so a load can override it.
+    nlp.to_disk(tmp_path / "saved")
+    assert spacy.load(tmp_path / "saved").config["components"]["lal_parser"]["constraints"]["require"] == []
+    loaded = spacy.load(tmp_path / "saved", config={"components": {"lal_parser": {"constraints": setting}}})
+    assert loaded.get_pipe("lal_parser").cfg["constraints"] == setting
+    loaded.to_disk(tmp_path / "p")
+    again = spacy.load(tmp_path / "p")
+    assert again.get_pipe("lal_parser").cfg["constraints"] == setting
+    doc = again(with_city(again))
+    assert doc[CITY[0] : CITY[1]]._.labels
+    assert spacy.load(path).get_pipe("lal_parser").cfg["constraints"] == {"require": [], "no_cross": []}
+
+
+# ----------------------------------------------------------------------------- SRL
+
+
+@shipped
+def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
+    srl = nlp.get_pipe("lal_srl")
+    text = "The old man saw the boy with the telescope in New York City yesterday. He said they left."
+    try:
+        srl.set_decoder("viterbi")
+        free = nlp(text)
+        srl.set_decoder("tree")
+        doc = nlp(text)
+    finally:
+        srl.set_decoder("viterbi")
+    trees = constituents(doc)
+    free_args = [(a.start, a.end) for f in free._.srl for a in f.arguments]
+    assert any(not (e - s == 1 or (s, e) in trees) for s, e in free_args)  # the option changes something
+    args = [a for f in doc._.srl for a in f.arguments]
+    assert args
+    for arg in args:
+        assert len(arg) == 1 or arg._.labels, arg.text
+        assert not any(crosses((arg.start, arg.end), c) for c in trees)
+    # Without a tree: BIO Viterbi, one warning per call.
+    srl.set_decoder("tree")
+    try:
+        with nlp.select_pipes(disable=["lal_parser"]):
+            with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+                fallback = nlp(text)
+            srl.set_decoder("viterbi")
+            viterbi = nlp(text)
+    finally:
+        srl.set_decoder("viterbi")
+    assert caplog.text.count("decoder 'tree': 2 of 2 sentences have no spans") == 1
+    assert [f.data for f in fallback._.srl] == [f.data for f in viterbi._.srl]
+
+
+@shipped
+def test_srl_user_spans_and_settings_round_trip(nlp):
+    srl = nlp.get_pipe("lal_srl")
+    text = "The old man saw the boy with the telescope."
+    doc = nlp.make_doc(text)
+    allowed = [(0, 3), (4, 9)]
+    doc.spans["args"] = [doc[s:e] for s, e in allowed]
+    srl.set_decoder("tree", argument_spans=["spans:args"])
+    try:
+        with nlp.select_pipes(disable=["lal_parser"]):
+            doc = nlp(doc)
+    finally:
+        srl.set_decoder("viterbi", argument_spans=["tree"])
+    args = [(a.start, a.end) for f in doc._.srl for a in f.arguments]
+    assert (4, 9) in args  # the span the user allowed, not only single words
+    assert all(e - s == 1 or (s, e) in allowed for s, e in args)
+    with pytest.raises(ValueError, match="unknown span source"):
+        srl.set_decoder("tree", argument_spans=["constituents"])
+    with pytest.raises(ValueError, match="decoder must be one of"):
+        srl.set_decoder("beam")
+    config = {"components": {"lal_srl": {"decoder": "tree", "argument_spans": ["tree", "ents"]}}}
+    loaded = spacy.load(spacy_lal.pipeline_path(), config=config)
+    assert loaded.get_pipe("lal_srl").cfg["decoder"] == "tree"
+    assert loaded.get_pipe("lal_srl").cfg["argument_spans"] == ["tree", "ents"]
+    assert loaded.config["components"]["lal_srl"]["argument_spans"] == ["tree", "ents"]  # what to_disk saves
