@@ -558,10 +558,10 @@ def _predicate(scheme: BIOScheme, predicate: Any, n: int, where: str) -> int:
     return p
 
 
-def _bio_batch(
-    scores: Sequence[Any], scheme: BIOScheme, predicates: Optional[Sequence[Any]],
-    viterbi: bool, name: str, batch: bool,
-) -> list[list[int]]:
+def _bio_inputs(
+    scores: Sequence[Any], scheme: BIOScheme, predicates: Optional[Sequence[Any]], name: str, batch: bool
+) -> Tuple[list[np.ndarray], np.ndarray]:
+    """Validated [n, L] float32 score matrices and int32 predicates (-1 for none)."""
     if not isinstance(scheme, BIOScheme):
         raise TypeError(f"{name}: scheme must be a BIOScheme, got {type(scheme).__name__}")
     if isinstance(scores, np.ndarray):
@@ -578,6 +578,14 @@ def _bio_batch(
         arrays.append(arr)
         preds[i] = _predicate(scheme, None if predicates is None else predicates[i],
                               arr.shape[0], where)
+    return arrays, preds
+
+
+def _bio_batch(
+    scores: Sequence[Any], scheme: BIOScheme, predicates: Optional[Sequence[Any]],
+    viterbi: bool, name: str, batch: bool,
+) -> list[list[int]]:
+    arrays, preds = _bio_inputs(scores, scheme, predicates, name, batch)
     labels, status = _viterbi.bio_batch(arrays, scheme.tables, preds, viterbi)
     if status.any():
         i = int(np.flatnonzero(status)[0])
@@ -681,25 +689,13 @@ def _span_batch(
     scores: Sequence[Any], scheme: BIOScheme, spans: Sequence[Any],
     predicates: Optional[Sequence[Any]], name: str, batch: bool,
 ) -> list[list[int]]:
-    if not isinstance(scheme, BIOScheme):
-        raise TypeError(f"{name}: scheme must be a BIOScheme, got {type(scheme).__name__}")
-    if isinstance(scores, np.ndarray):
-        raise TypeError(f"{name}: scores must be a list of arrays, not one array")
+    arrays, preds = _bio_inputs(scores, scheme, predicates, name, batch)
     if len(spans) != len(scores):
         raise ValueError(f"{name}: {len(spans)} span lists for {len(scores)} sentences")
-    if predicates is not None and len(predicates) != len(scores):
-        raise ValueError(f"{name}: {len(predicates)} predicates for {len(scores)} sentences")
-    arrays, span_arrays = [], []
-    preds = np.empty(len(scores), dtype=np.int32)
-    for i, s in enumerate(scores):
-        where = _batch_where(name, batch, i, "scores")
-        arr = _scores(s, 2, where)
-        if arr.shape[1] != len(scheme):
-            raise ValueError(f"{where} must have shape [n, {len(scheme)}], got {arr.shape}")
-        arrays.append(arr)
-        n = arr.shape[0]
-        span_arrays.append(_allowed_spans(spans[i], n, _batch_where(name, batch, i, "spans")))
-        preds[i] = _predicate(scheme, None if predicates is None else predicates[i], n, where)
+    span_arrays = [
+        _allowed_spans(spans[i], arr.shape[0], _batch_where(name, batch, i, "spans"))
+        for i, arr in enumerate(arrays)
+    ]
     labels, status = _span_viterbi.span_viterbi_batch(
         arrays, span_arrays, scheme.roles, scheme.outside, scheme.v_role, preds
     )

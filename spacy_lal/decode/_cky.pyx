@@ -20,6 +20,8 @@ from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
+from ._constraints cimport index_constraints
+
 import numpy as np
 
 cnp.import_array()
@@ -329,19 +331,7 @@ cdef int _cky(const float* chart, int n, int L, const int* gold, int mode,
     # become nodes; `required` ones must also be labelled. Crossing is tested in O(1) per span
     # from the largest end of a constraint starting inside it and the smallest start of one
     # ending inside it.
-    for a in range(N):
-        ws.max_end[a] = -1
-        ws.min_start[a] = N
-    memset(ws.required, 0, <size_t>(N * N))
-    for k in range(n_cons):
-        a = cons[3 * k]
-        b = cons[3 * k + 1]
-        if b > ws.max_end[a]:
-            ws.max_end[a] = b
-        if a < ws.min_start[b]:
-            ws.min_start[b] = a
-        if cons[3 * k + 2]:
-            ws.required[a * N + b] = 1
+    index_constraints(cons, n_cons, N, ws.max_end, ws.min_start, ws.required)
     if gold != NULL:
         for i in range(N):
             for j in range(i + 1, N):

@@ -44,6 +44,8 @@ cimport numpy as cnp
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
+from ._constraints cimport index_constraints
+
 import numpy as np
 
 cnp.import_array()
@@ -299,22 +301,8 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
     if n == 0:
         return _OK
 
-    # Constraint spans, indexed as in `_cky`: crossing is tested in O(1) per span from the largest
-    # end of a constraint starting inside it and the smallest start of one ending inside it.
-    for a in range(N):
-        ws.max_end[a] = -1
-        ws.min_start[a] = N
-    for i in range(N * N):
-        ws.required[i] = 0
-    for k in range(n_cons):
-        a = cons[3 * k]
-        b = cons[3 * k + 1]
-        if b > ws.max_end[a]:
-            ws.max_end[a] = b
-        if a < ws.min_start[b]:
-            ws.min_start[b] = a
-        if cons[3 * k + 2]:
-            ws.required[a * N + b] = 1
+    # Constraint spans (`_constraints.pxd`).
+    index_constraints(cons, n_cons, N, ws.max_end, ws.min_start, ws.required)
 
     # Label values, one forward stream over the upper triangle of the chart (rows (i, i+1..n) are
     # contiguous), with the finiteness check fused in; -inf for spans a constraint crosses.
