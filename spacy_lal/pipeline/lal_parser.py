@@ -33,7 +33,6 @@ from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import numpy
-from spacy.attrs import DEP, HEAD
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.training import Example
@@ -43,13 +42,13 @@ from thinc.api import Model
 from ..extensions import clear_trees, set_tree, stored_trees
 from .base import Predictions, UnitPipe, pretrained_model, untrained_model
 from .constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
+from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc
 from .gold import EMPTY, ROOT_ONLY, chain_to_label, dependency_target, gold_trees_by_start, label_to_chain, tree_target
 from .parser_adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
 from .units import Unit
 
 logger = logging.getLogger("spacy_lal")
 
-ATTACH_LABEL = "dep"  # label of attachments the model does not predict (see module docstring)
 JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
 
 
@@ -385,9 +384,7 @@ class LabelAttentionParser(UnitPipe):
     def set_annotations(self, docs: Iterable[Doc], predictions: Predictions) -> None:
         docs = list(docs)
         units, parses = predictions
-        by_doc: Dict[int, List[int]] = {}
-        for b, unit in enumerate(units):
-            by_doc.setdefault(unit.doc_index, []).append(b)
+        by_doc = units_by_doc(units)
         for doc_index, doc in enumerate(docs):
             rows = by_doc.get(doc_index, [])
             if self.cfg["constituency"]:
@@ -395,11 +392,13 @@ class LabelAttentionParser(UnitPipe):
                 for sentence in _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows]):
                     self._set_tree(doc, sentence)
             if self.cfg["dependencies"] and rows:
-                self._set_dependencies(
+                set_dependencies(
                     doc,
                     [units[b] for b in rows],
                     [parses.heads[b] for b in rows],
                     [parses.dep_labels[b] for b in rows],
+                    self.dep_labels,
+                    self.vocab.strings,
                 )
 
     def _set_tree(self, doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]]) -> None:
@@ -420,38 +419,6 @@ class LabelAttentionParser(UnitPipe):
                 else:
                     tree.append((words[i] - start, words[j - 1] + 1 - start, chain))
         set_tree(doc[start : pieces[-1][0].end], tree, root_label=JOINED_ROOT)
-
-    def _set_dependencies(self, doc: Doc, units: List[Unit], heads, labels) -> None:
-        head = numpy.arange(len(doc), dtype="int64")
-        dep = [""] * len(doc)
-        sentence_root = None
-        for unit, unit_heads, unit_labels in zip(units, heads, labels):
-            words = unit.words
-            for k, token in enumerate(words):
-                h = int(unit_heads[k + 1])
-                head[token] = token if h == 0 else words[h - 1]
-                dep[token] = self.dep_labels[int(unit_labels[k])]
-                if h == 0:
-                    root = token
-            if unit.piece == 0:
-                sentence_root = root
-            elif sentence_root is not None:
-                head[root] = sentence_root
-                dep[root] = ATTACH_LABEL
-            word_set = set(words)
-            for token in range(unit.start, unit.end):
-                if token not in word_set:
-                    before = [w for w in words if w < token]
-                    head[token] = before[-1] if before else words[0]
-                    dep[token] = ATTACH_LABEL
-        for token in range(len(doc)):
-            if not dep[token]:
-                dep[token] = ATTACH_LABEL
-        strings = self.vocab.strings
-        array = numpy.zeros((len(doc), 2), dtype="uint64")
-        array[:, 0] = (head - numpy.arange(len(doc))).astype("int64").view("uint64")
-        array[:, 1] = [strings.add(label) for label in dep]
-        doc.from_array([HEAD, DEP], array)
 
 
 def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> None:
