@@ -1,0 +1,146 @@
+"""The SPA parser's torch layer: runs ``SpaGraphParser`` or ``SpaTransitionParser`` (Zhou et al.
+2018, ``spacy_lal.nn.spa``) for spaCy, and is where ``lal_spa_parser`` decodes.
+
+Training: the graph-based parser's loss is head selection plus the label cross-entropy (eq. 10)
+on the gold heads; the transition-based parser's is eq. 7 over the static oracle's
+configurations, which the component computes (``SpaTargets.oracle``) so that its policy for
+non-projective trees and its counts stay on the spaCy side.
+
+Prediction (:meth:`SpaAdapter.decode`): graph-based, Chu-Liu-Edmonds ("mst") or Eisner over the
+head scores, then the best label of each decoded arc (the root label on the root arc only);
+transition-based, greedy labelled arc-standard parsing (``spacy_lal.decode.arc_standard``).
+"""
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Tuple
+
+import numpy
+import torch
+
+from ..decode import ArcStandard, arc_standard_greedy_batch, chu_liu_edmonds_batch, eisner_batch
+from ..nn.spa import SpaGraphParser, SpaTransitionParser
+from .parser_adapter import _pick_labels
+
+GRAPH_DECODERS = ("mst", "eisner")
+TRANSITION_DECODERS = ("greedy",)
+
+# One unit's oracle run: its configurations' features (K, 4) and gold transitions (K,).
+UnitOracle = Tuple[numpy.ndarray, numpy.ndarray]
+
+
+@dataclass
+class SpaTargets:
+    """Gold structures for a batch of units.
+
+    heads, labels: (B, T+1) int64 gold heads (0 = root) and label ids, -1 = unknown, column 0
+        unused (graph-based training).
+    oracle: per unit, the static oracle's configurations and transitions (transition-based
+        training); units left out by the non-projective policy, or without a complete
+        single-rooted gold tree, have none.
+    """
+
+    heads: numpy.ndarray
+    labels: numpy.ndarray
+    oracle: Optional[List[UnitOracle]] = None
+
+
+@dataclass
+class SpaBatch:
+    """What the component passes along with the units: targets in training; otherwise how to
+    decode. ``root_label``: the dependency label id reserved for root arcs (None: any)."""
+
+    targets: Optional[SpaTargets] = None
+    decoder: str = "mst"
+    root_label: Optional[int] = None
+
+    def select(self, rows: Sequence[int], width: int) -> "SpaBatch":
+        """The batch of ``rows`` (a length-sorted chunk, ``torch_bridge.forward_units``), targets
+        padded to ``width``."""
+        if self.targets is None:
+            return self
+        t = self.targets
+        oracle = None if t.oracle is None else [t.oracle[b] for b in rows]
+        return SpaBatch(SpaTargets(t.heads[rows, :width], t.labels[rows, :width], oracle), self.decoder, self.root_label)
+
+
+@dataclass
+class DecodedDependencies:
+    """Per unit of n words: heads (n+1,) int64 with heads[0] = -1 (0 = root) and label ids (n,)."""
+
+    heads: List[numpy.ndarray]
+    labels: List[numpy.ndarray]
+
+    @classmethod
+    def merge(
+        cls, parts: Sequence["DecodedDependencies"], chunks: Sequence[Sequence[int]], n: int
+    ) -> "DecodedDependencies":
+        """Put the decoded chunks back in unit order."""
+        heads: List[Optional[numpy.ndarray]] = [None] * n
+        labels: List[Optional[numpy.ndarray]] = [None] * n
+        for part, chunk in zip(parts, chunks):
+            for k, b in enumerate(chunk):
+                heads[b] = part.heads[k]
+                labels[b] = part.labels[k]
+        return cls(heads, labels)  # type: ignore[arg-type]
+
+
+class SpaAdapter(torch.nn.Module):
+    """Runs a SPA parser for spaCy: the loss in training, decoding otherwise.
+
+    ``parser`` (the saved weights' key) is a ``SpaGraphParser`` or a ``SpaTransitionParser``;
+    ``n_labels``: the dependency labels (the transition system's labels).
+    """
+
+    def __init__(self, parser: torch.nn.Module, n_labels: int) -> None:
+        super().__init__()
+        if not isinstance(parser, (SpaGraphParser, SpaTransitionParser)):
+            raise TypeError(f"SpaAdapter: parser must be a SpaGraphParser or SpaTransitionParser, got {parser!r}")
+        self.parser = parser
+        self.n_labels = n_labels
+
+    @property
+    def transition_based(self) -> bool:
+        return isinstance(self.parser, SpaTransitionParser)
+
+    def forward(self, padded: torch.Tensor, lengths: torch.Tensor, batch: SpaBatch):
+        if batch.targets is None:
+            return self.decode(padded, lengths, batch)
+        return self.loss(padded, lengths, batch.targets)
+
+    def loss(self, padded: torch.Tensor, lengths: torch.Tensor, targets: SpaTargets) -> torch.Tensor:
+        """Mean over the units of each one's summed loss (eq. 10 + labels, or eq. 7)."""
+        device = padded.device
+        if not self.transition_based:
+            heads = torch.as_tensor(targets.heads, device=device)
+            labels = torch.as_tensor(targets.labels, device=device)
+            return self.parser.loss(padded, lengths, heads, labels)
+        if targets.oracle is None:
+            raise ValueError("SpaAdapter: a transition-based parser trains on oracle targets")
+        rows = numpy.concatenate([numpy.full(len(t), b) for b, (_, t) in enumerate(targets.oracle)])
+        features = numpy.concatenate([f for f, _ in targets.oracle])
+        transitions = numpy.concatenate([t for _, t in targets.oracle])
+        as_long = lambda a: torch.as_tensor(a, dtype=torch.long, device=device)  # noqa: E731
+        return self.parser.loss(padded, lengths, as_long(rows), as_long(features), as_long(transitions))
+
+    def decode(self, padded: torch.Tensor, lengths: torch.Tensor, batch: SpaBatch) -> DecodedDependencies:
+        """The dependency trees of the batch: greedy arc-standard parsing for a transition-based
+        parser; for a graph-based one CLE ("mst") or Eisner, then each arc's best label."""
+        n_words = lengths.tolist()
+        if self.transition_based:
+            if batch.decoder not in TRANSITION_DECODERS:
+                raise ValueError(f"a transition-based SPA parser decodes greedily, not with {batch.decoder!r}")
+            system = ArcStandard(self.n_labels, batch.root_label)
+            parses = arc_standard_greedy_batch(n_words, self.parser.scorer(self.parser(padded, lengths)), system)
+            return DecodedDependencies([p.heads for p in parses], [p.labels[1:] for p in parses])
+        if batch.decoder not in GRAPH_DECODERS:
+            raise ValueError(f"a graph-based SPA parser decodes with one of {GRAPH_DECODERS}, not {batch.decoder!r}")
+        output = self.parser(padded, lengths)
+        arc_scores = output.arc_scores.float().cpu().numpy()
+        arcs = [numpy.ascontiguousarray(arc_scores[b, : n + 1, : n + 1]) for b, n in enumerate(n_words)]
+        heads = (chu_liu_edmonds_batch if batch.decoder == "mst" else eisner_batch)(arcs)
+        padded_heads = numpy.zeros(output.arc_scores.shape[:2], dtype="int64")
+        for b, h in enumerate(heads):
+            padded_heads[b, 1 : len(h)] = h[1:]
+        label_scores = self.parser.label_scores(output.reprs, torch.as_tensor(padded_heads, device=padded.device))
+        label_scores = label_scores.float().cpu().numpy()
+        labels = [_pick_labels(heads[b], label_scores[b, 1 : n + 1], batch.root_label) for b, n in enumerate(n_words)]
+        return DecodedDependencies(list(heads), labels)
