@@ -8,8 +8,9 @@ sentence's tokens:
   sentence (the following one at the start) with :data:`ATTACH_LABEL`;
 - the root of each later piece of a long sentence attaches to the first piece's root with
   :data:`ATTACH_LABEL`, so the sentence stays one tree (and one ``doc.sents`` entry);
-- tokens of no unit (Docs of whitespace only) keep themselves as head, labelled
-  :data:`ATTACH_LABEL`.
+- tokens of no unit (a whitespace-only sentence of a Doc that has others) head themselves,
+  labelled :data:`ATTACH_LABEL`. Docs without any unit (empty, whitespace only) are not passed
+  here: the components leave them unparsed.
 """
 from typing import Dict, List, Sequence
 
