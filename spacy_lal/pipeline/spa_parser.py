@@ -31,7 +31,7 @@ from thinc.api import Model
 
 from ..decode import ArcStandard, arc_standard_oracle_batch, is_projective
 from .base import Predictions, UnitPipe, untrained_model
-from .dependencies import set_dependencies, units_by_doc
+from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc
 from .gold import dependency_target
 from .spa_adapter import GRAPH_DECODERS, TRANSITION_DECODERS, SpaBatch, SpaTargets, UnitOracle
 from .units import Unit
@@ -81,6 +81,12 @@ class SpaDependencyParser(UnitPipe):
     run by ``spa_adapter.SpaAdapter``, built once the labels are known (``base.UnitPipe``)."""
 
     RUNTIME_SETTINGS = ("decoder", "non_projective")
+    # Units run in length-sorted chunks (max_chart_cells): sorting 8 batches together pads less.
+    BUCKET_BATCHES = 8
+    LONG_SENTENCES = (
+        f"each sentence still gets one dependency tree, the roots of later pieces attached to the "
+        f"first piece's root with {ATTACH_LABEL!r}"
+    )
     LABEL_DATA = {"dep_labels": [], "root_label": None}
 
     def __init__(
