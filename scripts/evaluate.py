@@ -66,6 +66,7 @@ def main(argv=None) -> int:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--output", type=Path)
     parser.add_argument("--decoder", choices=["eisner", "mst", "joint"], help="lal_parser's dependency decoder")
+    parser.add_argument("--quantize", action="store_true", help="lal_parser decodes with int8 Linear layers")
     parser.add_argument("--srl-predicates", choices=["gold", "predicted"], default="gold", help="lal_srl's predicates")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "tree"], help="lal_srl's decoder")
     parser.add_argument("--srl-gold-trees", action="store_true", help="SRL over the gold trees (lal_parser left out)")
@@ -86,6 +87,8 @@ def main(argv=None) -> int:
     nlp = spacy.load(args.pipeline)
     if args.decoder:
         nlp.get_pipe("lal_parser").set_decoder(args.decoder)
+    if args.quantize:
+        nlp.get_pipe("lal_parser").cfg["quantize"] = True
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     inputs = gold_inputs(nlp.vocab, gold)
     disable = list(args.disable)
