@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span
 
-    from .pipeline.base import Predictions
     from .pipeline.lal_parser import LabelAttentionParser
     from .pipeline.parser_adapter import UnitDetails
 

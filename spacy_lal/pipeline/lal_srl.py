@@ -41,7 +41,7 @@ gold roles unseen at ``initialize`` are skipped (counted in a warning).
 import logging
 from collections import Counter, defaultdict
 from functools import partial
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
@@ -54,7 +54,7 @@ from thinc.api import Model
 from ..extensions import clear_frames, set_frames
 from ..scoring.ud import PRF
 from ..srl import FrameData
-from .base import Predictions, UnitPipe, pretrained_model, untrained_model
+from .base import Predictions, UnitPipe, pretrained_model
 from .constraints import check_sources, source_spans, unit_spans
 from .gold import same_tokens
 from .srl_adapter import DECODERS, IGNORE, SrlBatch, SrlTargets

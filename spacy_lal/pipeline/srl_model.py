@@ -93,21 +93,6 @@ def build_semantic_role_labeler(
 def configure_srl_model(model: Model, labels: Sequence[str], n_senses: int, nI: int) -> None:
     """Build (or rebuild) the torch layer for these BIO ``labels`` and ``n_senses`` sense
     classes (0 = no sense head)."""
-    module = _SrlAdapter(
-        DeepAtt(nI, len(labels), DeepAttConfig(**model.attrs["deepatt"])),
-        PredicateIdentifier(nI, 2, model.attrs["d_head_hidden"], model.attrs["head_dropout"]),
-        n_senses,
-        model.attrs["d_head_hidden"],
-        labels,
-    )
-    wrapper = PyTorchWrapper_v3(module, convert_inputs=convert_padded_inputs, convert_outputs=convert_loss_outputs)
-    model.set_dim("nI", nI, force=True)
-    model._layers = [model.layers[0], wrapper]
-
-
-def configure_srl_model(model: Model, labels: Sequence[str], n_senses: int, nI: int) -> None:
-    """Build (or rebuild) the torch layer for these BIO ``labels`` and ``n_senses`` sense
-    classes (0 = no sense head)."""
     module = SrlAdapter(
         DeepAtt(nI, len(labels), DeepAttConfig(**model.attrs["deepatt"])),
         PredicateIdentifier(nI, 2, model.attrs["d_head_hidden"], model.attrs["head_dropout"]),
