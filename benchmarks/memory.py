@@ -23,7 +23,7 @@ def rss_mb() -> float:
         return int(file_.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MB
 
 
-def measure(pipeline: str, corpus: str, limit: int, batch_size: int) -> dict:
+def measure(pipeline: str, corpus: str, limit: int, batch_size: int, exclude: list) -> dict:
     """Run in the child: load the pipeline, parse the corpus's words, report RSS figures."""
     import spacy
     import spacy_lal  # noqa: F401
@@ -31,7 +31,7 @@ def measure(pipeline: str, corpus: str, limit: int, batch_size: int) -> dict:
     from spacy.tokens import Doc, DocBin
 
     before = rss_mb()
-    nlp = spacy.load(pipeline)
+    nlp = spacy.load(pipeline, exclude=exclude)
     loaded = rss_mb()
     words = [[t.text for t in d] for d in DocBin().from_disk(corpus).get_docs(nlp.vocab)][:limit]
     docs = [Doc(nlp.vocab, words=w) for w in words]
@@ -51,16 +51,21 @@ def main(argv=None) -> int:
     parser.add_argument("lal_pipeline")
     parser.add_argument("baseline_pipeline")
     add_corpus_options(parser, rounds=False)
+    parser.add_argument("--exclude", nargs="*", default=[],
+                        help="components of our pipeline to leave out (e.g. lal_srl trainable_lemmatizer: the parser alone)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(measure(args.lal_pipeline, str(args.corpus), args.limit, args.batch_size)))
+        print(json.dumps(measure(args.lal_pipeline, str(args.corpus), args.limit, args.batch_size, args.exclude)))
         return 0
 
     results = {}
-    for name, pipeline in (("lal_parser", args.lal_pipeline), ("spacy parser", args.baseline_pipeline)):
+    # spaCy's side: its tok2vec, tagger and parser, as benchmarks/parse_speed.py times them.
+    baseline_exclude = ["ner", "lemmatizer", "attribute_ruler", "senter"]
+    runs = (("lal_parser", args.lal_pipeline, args.exclude), ("spacy parser", args.baseline_pipeline, baseline_exclude))
+    for name, pipeline, exclude in runs:
         command = [sys.executable, __file__, pipeline, pipeline, str(args.corpus), "--child",
-                   "--limit", str(args.limit), "--batch-size", str(args.batch_size)]
+                   "--limit", str(args.limit), "--batch-size", str(args.batch_size), "--exclude", *exclude]
         out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
         results[name] = json.loads(out.strip().splitlines()[-1])
         r = results[name]

@@ -33,6 +33,7 @@ def main(argv=None) -> int:
     parser.add_argument("--ours", help="our pipeline (default: the shipped en_lal_ewt)")
     parser.add_argument("--baseline", default=BASELINE, help=f"spaCy's parser pipeline (default {BASELINE})")
     parser.add_argument("--no-srl", action="store_true", help="time only the parser pipeline against spaCy's")
+    parser.add_argument("--quantize", action="store_true", help="also time lal_parser decoding with int8 weights")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (default 1: spaCy's parser runs on one thread, and torch's "
                              "thread pool on a busy machine slows it several-fold)")
@@ -48,7 +49,11 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
 
     ours = args.ours or spacy_lal.pipeline_path()
-    pipelines = {"lal_parser": spacy.load(ours, exclude=["lal_srl", "trainable_lemmatizer", "lemmatizer"])}
+    parser_only = ["lal_srl", "trainable_lemmatizer", "lemmatizer"]
+    pipelines = {"lal_parser": spacy.load(ours, exclude=parser_only)}
+    if args.quantize:
+        int8 = {"components": {"lal_parser": {"quantize": True}}}
+        pipelines["lal_parser int8"] = spacy.load(ours, exclude=parser_only, config=int8)
     if not args.no_srl:
         pipelines["lal all"] = spacy.load(ours)
         if "lal_srl" in pipelines["lal all"].pipe_names:

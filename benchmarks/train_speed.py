@@ -37,7 +37,8 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     fix_random_seed(0)
-    config = spacy.util.load_config(args.config, overrides={"paths.train": str(args.corpus), "paths.dev": str(args.corpus)})
+    paths = {"paths.train": str(args.corpus), "paths.dev": str(args.corpus)}
+    config = spacy.util.load_config(args.config, overrides=paths, interpolate=True)
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in gold[: args.init_sentences]]

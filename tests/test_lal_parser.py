@@ -266,6 +266,10 @@ def test_load_obeys_the_configs_decoder(trained, tmp_path):
     assert parser.cfg["dependency_decoder"] == "mst"
     assert parser._prediction_batch([], []).dependency_decoder == "mst"  # what decoding is told
     assert spacy.load(tmp_path / "p").get_pipe("lal_parser").cfg["dependency_decoder"] == "eisner"
+    # Chunk sizes steer how the model runs, not what it learned: the config's value wins over
+    # the attrs Thinc saved with the weights.
+    chunks = {"components": {"lal_parser": {"model": {"max_chart_cells": 1234}}}}
+    assert spacy.load(tmp_path / "p", config=chunks).get_pipe("lal_parser").model.attrs["max_chart_cells"] == 1234
 
 
 def test_bucketing_across_batches_gives_the_same_parses(trained):

@@ -79,6 +79,9 @@ class UnitPipe(TrainablePipe):
     # where predicates come from): on load the config's values win over the saved cfg's, so
     # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
     RUNTIME_SETTINGS: Tuple[str, ...] = ()
+    # Model attrs that only steer how the model runs (chunk sizes, a length limit with no learned
+    # table behind it): Thinc restores saved attrs on load, so the config's values are put back.
+    RUNTIME_ATTRS: Tuple[str, ...] = ()
     # How many of nlp.pipe's batches ``pipe`` predicts at once. A model that runs its units in
     # length-sorted chunks (``max_chart_cells``) pads less the more units it sorts together.
     BUCKET_BATCHES = 1
@@ -249,7 +252,9 @@ class UnitPipe(TrainablePipe):
 
     def _load_model(self, data: bytes) -> None:
         self._build_torch_model()
+        configured = {key: self.model.attrs[key] for key in self.RUNTIME_ATTRS if key in self.model.attrs}
         self.model.from_bytes(data)
+        self.model.attrs.update(configured)
 
     def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "UnitPipe":
         deserialize = {

@@ -179,6 +179,7 @@ class LabelAttentionParser(UnitPipe):
     Its torch layer (``parser_adapter.ParserAdapter``) is built once the labels are known
     (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
+    RUNTIME_ATTRS = ("max_chart_cells",)
     RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize", "constraints")
     # Units of 8 batches are length-sorted together: fed sorted sentences, the parser runs 2-3
     # times faster than on batches sorted alone (padding), with max_chart_cells bounding memory.

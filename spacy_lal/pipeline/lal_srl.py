@@ -116,6 +116,7 @@ class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
 
     RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans")
+    RUNTIME_ATTRS = ("max_length",)  # DeepAtt's timing signal is sinusoidal: no learned table
     LONG_SENTENCES = "each piece is labelled on its own, a predicate's arguments found within its piece"
     LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}}
 

@@ -80,6 +80,7 @@ class SpaDependencyParser(UnitPipe):
     """A spaCy component around ``SpaGraphParser`` / ``SpaTransitionParser`` (``spacy_lal.nn.spa``)
     run by ``spa_adapter.SpaAdapter``, built once the labels are known (``base.UnitPipe``)."""
 
+    RUNTIME_ATTRS = ("max_chart_cells",)
     RUNTIME_SETTINGS = ("decoder", "non_projective")
     # Units run in length-sorted chunks (max_chart_cells): sorting 8 batches together pads less.
     BUCKET_BATCHES = 8
