@@ -60,6 +60,11 @@ def untrained_model(architecture: str) -> Config:
     return Config().from_str(text)["model"]
 
 
+def label_set(key: str, doc: str) -> property:
+    """A read-only property giving the label set stored under ``cfg[key]`` as a tuple."""
+    return property(lambda self: tuple(self.cfg[key]), doc=doc)
+
+
 class Predictions(NamedTuple):
     """What ``predict`` returns: the units and what the model decoded for them (None when the
     Docs have no words)."""

@@ -40,7 +40,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ..extensions import clear_trees, set_tree, stored_trees
-from .base import Predictions, UnitPipe, pretrained_model, untrained_model
+from .base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from .constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
 from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc
 from .gold import EMPTY, ROOT_ONLY, chain_to_label, dependency_target, gold_trees_by_start, label_to_chain, tree_target
@@ -222,14 +222,10 @@ class LabelAttentionParser(UnitPipe):
 
     # Labels ---------------------------------------------------------------------------------
 
-    @property
-    def span_labels(self) -> Tuple[str, ...]:
-        """Constituent labels (unary chains joined by ``::``); model label id = index + 1."""
-        return tuple(self.cfg["span_labels"])
-
-    @property
-    def dep_labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["dep_labels"])
+    span_labels = label_set(
+        "span_labels", "Constituent labels (unary chains joined by ``::``); model label id = index + 1."
+    )
+    dep_labels = label_set("dep_labels", "Dependency labels; model label id = index.")
 
     @property
     def labels(self) -> Tuple[str, ...]:

@@ -54,7 +54,7 @@ from thinc.api import Model
 from ..extensions import clear_frames, set_frames
 from ..scoring.ud import PRF
 from ..srl import FrameData
-from .base import Predictions, UnitPipe, pretrained_model
+from .base import Predictions, UnitPipe, label_set, pretrained_model
 from .constraints import check_sources, source_spans, unit_spans
 from .gold import same_tokens
 from .srl_adapter import DECODERS, IGNORE, SrlBatch, SrlTargets
@@ -154,15 +154,8 @@ class SemanticRoleLabeler(UnitPipe):
 
     # Labels ---------------------------------------------------------------------------------
 
-    @property
-    def labels(self) -> Tuple[str, ...]:
-        """The BIO role labels ("O", "B-ARG0", "I-ARG0", ..., "B-V", "I-V")."""
-        return tuple(self.cfg["labels"])
-
-    @property
-    def senses(self) -> Tuple[str, ...]:
-        """The sense classes: roleset suffixes seen in training ("01", "02", ...)."""
-        return tuple(self.cfg["senses"])
+    labels = label_set("labels", 'The BIO role labels ("O", "B-ARG0", "I-ARG0", ..., "B-V", "I-V").')
+    senses = label_set("senses", 'The sense classes: roleset suffixes seen in training ("01", "02", ...).')
 
     # Initialization -------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ..decode import ArcStandard, arc_standard_oracle_batch, is_projective
-from .base import Predictions, UnitPipe, untrained_model
+from .base import Predictions, UnitPipe, label_set, untrained_model
 from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc
 from .gold import dependency_target
 from .spa_adapter import GRAPH_DECODERS, TRANSITION_DECODERS, SpaBatch, SpaTargets, UnitOracle
@@ -116,9 +116,7 @@ class SpaDependencyParser(UnitPipe):
     def transition_based(self) -> bool:
         return self.model.attrs["spa_config"]["parsing"] == "transition"
 
-    @property
-    def labels(self) -> Tuple[str, ...]:
-        return tuple(self.cfg["dep_labels"])
+    labels = label_set("dep_labels", "Dependency labels; model label id = index.")
 
     def _root_id(self) -> Optional[int]:
         root = self.cfg["root_label"]
