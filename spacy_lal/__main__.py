@@ -5,7 +5,7 @@ import sys
 from typing import List, Optional
 
 # Each module in spacy_lal.cli adds one sub-command (see DEVELOPING.md).
-COMMANDS = ["convert", "export", "score", "parse", "parse_corpus"]
+COMMANDS = ["convert", "export", "score", "parse", "parse_corpus", "behaviour"]
 
 
 def build_parser() -> argparse.ArgumentParser:

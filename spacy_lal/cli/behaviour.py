@@ -1,0 +1,62 @@
+"""``python -m spacy_lal behaviour [--model PIPELINE] [--data PATH]``: the behavioural checks.
+
+Parses each hand-checked sentence of the behaviour file (default: ``tests/data/behaviour.jsonl``
+of the source tree) from its gold words and prints the pass rate by construction, then every
+failed check with what was expected and what the pipeline gave. ``--json`` prints the same as JSON.
+"""
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..pretrained import DEFAULT_PIPELINE, shipped_pipelines
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "behaviour.jsonl"
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "behaviour",
+        help="score a pipeline on the hand-checked behavioural sentences",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--model", default=DEFAULT_PIPELINE, help=f"pipeline: a shipped one ({DEFAULT_PIPELINE}, the default), a path or a package name")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="behaviour file (JSON lines; default: %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    import spacy
+
+    import spacy_lal
+    from ..behaviour import read_sentences, run_checks
+
+    # A bad data file is refused before the (slow) pipeline load.
+    try:
+        list(read_sentences(args.data))
+    except (OSError, ValueError) as error:
+        print(f"behaviour: cannot read --data: {error}", file=sys.stderr)
+        return 1
+    try:
+        nlp = spacy_lal.load(args.model) if args.model in shipped_pipelines() else spacy.load(args.model)
+    except OSError as error:
+        print(f"behaviour: cannot load the pipeline {args.model!r}: {' '.join(str(error).split())}", file=sys.stderr)
+        return 1
+    report = run_checks(nlp, args.data)
+    if args.json:
+        print(json.dumps({
+            "passed": report.passed,
+            "checks": len(report.results),
+            "by_construction": {k: {"passed": p, "checks": n} for k, (p, n) in report.by_construction().items()},
+            "failures": [{"sentence": r.sentence, "check": r.check, "reason": r.reason} for r in report.failures()],
+        }, indent=2))
+        return 0
+    print(report.table())
+    failures = report.failures()
+    if failures:
+        print(f"\nfailed checks ({len(failures)}):")
+        for r in failures:
+            print(f"  {r.sentence:<14} {r.reason}")
+    return 0

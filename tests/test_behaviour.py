@@ -1,0 +1,167 @@
+"""Behavioural checks (issue #17): the checker logic, the data file, and the shipped pipeline's pass rate.
+
+Data format of ``tests/data/behaviour.jsonl``, one JSON object a line:
+
+- ``id`` (unique str), ``construction`` (str: "passive", "question_wh", ...), ``text`` (the
+  sentence), ``words`` (its tokens as spaCy's English tokenizer splits them: "don't" -> "do", "n't";
+  the sentence is parsed from these words, as one sentence), ``note`` (optional: the guideline a
+  check follows where it is not obvious).
+- ``checks``: a list of objects with a ``kind`` and, by kind (indices are 0-based word indices,
+  spans ``start``..``end`` end-exclusive):
+  - ``root_label``: ``label``: the outermost label of the sentence's tree (S, SQ, SBARQ, ...);
+  - ``constituent``: ``start``, ``end``, ``label``: the words form a constituent with that label
+    (PTB as in EWT/OntoNotes; either label of a unary chain counts);
+  - ``tag``: ``token``, ``tag``: the PTB tag;
+  - ``dependency``: ``token``, ``head``, ``label``: UD v2 as in EWT; the root has ``head`` equal
+    to ``token`` and label ``root``;
+  - ``frame``: ``predicate``, ``sense``: the predicate has a PropBank frame, with that roleset
+    (``sense`` null: any);
+  - ``role``: ``predicate``, ``start``, ``end``, ``label``: the predicate's frame has that argument.
+
+Every expectation was written by hand from the guidelines, before looking at any model output.
+"""
+import json
+from pathlib import Path
+
+import pytest
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+from spacy_lal.behaviour import BehaviourReport, CheckResult, check_problem, evaluate, read_sentences
+from spacy_lal.extensions import set_frames, set_tree
+from spacy_lal.srl import FrameData
+
+DATA = Path(__file__).parent / "data" / "behaviour.jsonl"
+PIPELINE_CFG = Path(__file__).parents[1] / "spacy_lal" / "pipelines" / "en_lal_ewt"
+
+
+@pytest.fixture
+def dogs_bark() -> Doc:
+    """ "Dogs bark ." parsed right: (S (NP Dogs) (VP bark) .), bark the root, [ARG0 Dogs] [V bark]."""
+    doc = Doc(Vocab(), words=["Dogs", "bark", "."], heads=[1, 1, 1], deps=["nsubj", "root", "punct"],
+              tags=["NNS", "VBP", "."])
+    set_tree(doc[:], [(0, 3, ("S",)), (0, 1, ("NP",)), (1, 2, ("VP",))])
+    set_frames(doc, [FrameData(1, "bark.01", ((0, 1, "ARG0"),))])
+    return doc
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        {"kind": "root_label", "label": "S"},
+        {"kind": "constituent", "start": 0, "end": 1, "label": "NP"},
+        {"kind": "tag", "token": 1, "tag": "VBP"},
+        {"kind": "dependency", "token": 1, "head": 1, "label": "root"},
+        {"kind": "dependency", "token": 0, "head": 1, "label": "nsubj"},
+        {"kind": "frame", "predicate": 1, "sense": "bark.01"},
+        {"kind": "frame", "predicate": 1, "sense": None},
+        {"kind": "role", "predicate": 1, "start": 0, "end": 1, "label": "ARG0"},
+    ],
+)
+def test_right_analysis_passes(dogs_bark, check):
+    passed, reason = evaluate(dogs_bark, check)
+    assert passed, reason
+
+
+@pytest.mark.parametrize(
+    "check, found",
+    [
+        ({"kind": "root_label", "label": "NP"}, "got S"),
+        ({"kind": "constituent", "start": 0, "end": 1, "label": "VP"}, "got NP"),
+        ({"kind": "constituent", "start": 0, "end": 2, "label": "NP"}, "not a constituent"),
+        ({"kind": "tag", "token": 1, "tag": "NN"}, "got VBP"),
+        ({"kind": "dependency", "token": 0, "head": 1, "label": "obj"}, "got nsubj"),
+        ({"kind": "dependency", "token": 0, "head": 0, "label": "root"}, "of 'bark'"),
+        ({"kind": "frame", "predicate": 0, "sense": None}, "has none"),
+        ({"kind": "frame", "predicate": 1, "sense": "bark.02"}, "got bark.01"),
+        ({"kind": "role", "predicate": 1, "start": 0, "end": 1, "label": "ARG1"}, "[ARG0 Dogs]"),
+        ({"kind": "role", "predicate": 0, "start": 1, "end": 2, "label": "ARG0"}, "no frame"),
+    ],
+)
+def test_wrong_analysis_fails_with_what_was_found(dogs_bark, check, found):
+    passed, reason = evaluate(dogs_bark, check)
+    assert not passed
+    assert found in reason
+
+
+def test_unparsed_doc_fails_every_syntactic_check():
+    doc = Doc(Vocab(), words=["Dogs", "bark", "."])
+    for check in [
+        {"kind": "root_label", "label": "S"},
+        {"kind": "constituent", "start": 0, "end": 2, "label": "S"},
+        {"kind": "dependency", "token": 0, "head": 1, "label": "nsubj"},
+    ]:
+        assert not evaluate(doc, check)[0]
+
+
+def test_report_rates_by_construction():
+    check = {"kind": "tag", "token": 0, "tag": "NN"}
+    report = BehaviourReport(
+        [CheckResult("a", "passive", check, True, ""), CheckResult("a", "passive", check, False, "x"),
+         CheckResult("b", "imperative", check, True, "")]
+    )
+    assert report.by_construction() == {"passive": (1, 2), "imperative": (1, 1)}
+    assert report.passed == 2 and report.rate == pytest.approx(2 / 3)
+    assert [r.reason for r in report.failures()] == ["x"]
+    assert "66.7%" in report.table()
+
+
+def test_malformed_check_named_with_file_and_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    good = {"id": "a", "construction": "c", "text": "Dogs bark.", "words": ["Dogs", "bark", "."], "checks": []}
+    bad = dict(good, id="b", checks=[{"kind": "role", "predicate": 1, "start": 0, "end": 4, "label": "ARG0"}])
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match=r"bad.jsonl, line 2: .*end 4"):
+        list(read_sentences(path))
+    assert "predicate" in check_problem({"kind": "role", "predicate": 0, "start": 0, "end": 2, "label": "A"}, 3)
+    assert "unknown kind" in check_problem({"kind": "lemma"}, 3)
+
+
+def _known_labels():
+    """The label sets of the shipped pipeline's components (their cfg files: no model loaded)."""
+    parser = json.loads((PIPELINE_CFG / "lal_parser" / "cfg").read_text())
+    srl = json.loads((PIPELINE_CFG / "lal_srl" / "cfg").read_text())
+    tagger = json.loads((PIPELINE_CFG / "tagger" / "cfg").read_text())
+    spans = {label for chain in parser["span_labels"] for label in chain.split("::")}
+    roles = {tag[2:] for tag in srl["labels"] if tag != "O"}
+    return {"constituent": spans, "root_label": spans, "dependency": set(parser["dep_labels"]),
+            "role": roles, "tag": set(tagger["labels"])}
+
+
+def test_data_file_is_well_formed():
+    sentences = list(read_sentences(DATA))  # raises on a malformed check (indices, fields, kinds)
+    known = _known_labels()
+    assert len(sentences) >= 40
+    assert len({s.id for s in sentences}) == len(sentences)
+    constructions = {s.construction for s in sentences}
+    for required in ["simple_intransitive", "passive", "relative_clause", "question_yes_no", "question_wh",
+                     "coordination", "ditransitive", "control", "numbers_dates", "imperative"]:
+        assert required in constructions
+    for s in sentences:
+        assert "".join(s.words) == s.text.replace(" ", ""), s.id
+        assert s.checks, s.id
+        for check in s.checks:
+            label = check.get("label", check.get("tag"))
+            if check["kind"] in known:
+                assert label in known[check["kind"]], (s.id, check)
+            if check["kind"] == "dependency":
+                assert (check["head"] == check["token"]) == (check["label"] == "root"), (s.id, check)
+            if check["kind"] == "frame" and check["sense"] is not None:
+                lemma, _, suffix = check["sense"].rpartition(".")
+                assert lemma and suffix.isdigit(), (s.id, check)
+    assert sum(len(s.checks) for s in sentences) >= 250
+
+
+@pytest.mark.slow
+def test_shipped_pipeline_passes_nine_in_ten_checks():
+    """Issue #17's bar: the shipped pipeline gets at least 90% of the behavioural checks right.
+
+    Expected to FAIL with today's shipped ``en_lal_ewt`` (issue #17 quotes its errors on these
+    very sentences); slow-marked until the rebuilt pipeline lands. Run with ``-m slow``.
+    """
+    import spacy_lal
+    from spacy_lal.behaviour import run_checks
+
+    report = run_checks(spacy_lal.load(), DATA)
+    failures = "\n".join(f"{r.sentence}: {r.reason}" for r in report.failures())
+    assert report.rate >= 0.9, f"{report.table()}\n{failures}"
