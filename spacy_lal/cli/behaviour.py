@@ -21,8 +21,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--model", default=DEFAULT_PIPELINE, help=f"pipeline: a shipped one ({DEFAULT_PIPELINE}, the default), a path or a package name")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="behaviour file (JSON lines; default: %(default)s)")
+    parser.add_argument(
+        "--model",
+        default=DEFAULT_PIPELINE,
+        help=f"pipeline: a shipped one ({DEFAULT_PIPELINE}, the default), a path or a package name",
+    )
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA, help="behaviour file (JSON lines; default: %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=main)
 
