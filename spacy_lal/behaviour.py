@@ -1,6 +1,6 @@
 """Behavioural checks: hand-written expectations about everyday English sentences, scored on a pipeline.
 
-The data format (``tests/data/behaviour.jsonl``, one sentence a line) is described in
+The data format (``spacy_lal/data/behaviour.jsonl``, one sentence a line) is described in
 ``tests/test_behaviour.py``. Each sentence is parsed from its gold words as one sentence; each check
 passes or fails with a reason a reader can act on. No torch here: the pipeline does the work.
 """

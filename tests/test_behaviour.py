@@ -1,6 +1,6 @@
 """Behavioural checks (issue #17): the checker logic, the data file, and the shipped pipeline's pass rate.
 
-Data format of ``tests/data/behaviour.jsonl``, one JSON object a line:
+Data format of ``spacy_lal/data/behaviour.jsonl``, one JSON object a line:
 
 - ``id`` (unique str), ``construction`` (str: "passive", "question_wh", ...), ``text`` (the
   sentence), ``words`` (its tokens as spaCy's English tokenizer splits them: "don't" -> "do", "n't";
@@ -27,11 +27,12 @@ import pytest
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
+import spacy_lal
 from spacy_lal.behaviour import BehaviourReport, CheckResult, check_problem, evaluate, read_sentences
 from spacy_lal.extensions import set_frames, set_tree
 from spacy_lal.srl import FrameData
 
-DATA = Path(__file__).parent / "data" / "behaviour.jsonl"
+DATA = Path(spacy_lal.__file__).parent / "data" / "behaviour.jsonl"
 PIPELINE_CFG = Path(__file__).parents[1] / "spacy_lal" / "pipelines" / "en_lal_ewt"
 
 

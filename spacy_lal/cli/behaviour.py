@@ -1,6 +1,6 @@
 """``python -m spacy_lal behaviour [--model PIPELINE] [--data PATH]``: the behavioural checks.
 
-Parses each hand-checked sentence of the behaviour file (default: ``tests/data/behaviour.jsonl``
+Parses each hand-checked sentence of the behaviour file (default: ``spacy_lal/data/behaviour.jsonl``
 of the source tree) from its gold words and prints the pass rate by construction, then every
 failed check with what was expected and what the pipeline gave. ``--json`` prints the same as JSON.
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..pretrained import DEFAULT_PIPELINE, shipped_pipelines
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "behaviour.jsonl"
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / "data" / "behaviour.jsonl"  # package data
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
