@@ -6,6 +6,7 @@
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --gold-np-constraints require
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --srl-decoder tree --srl-gold-trees
 
+Also reported: PTB tag, UPOS and morphology accuracy where the pipeline predicts them.
 The pipeline parses the gold words of each sentence with the gold sentence boundaries (the
 parsing papers' setting; spaCy's `gold_preproc`). Trees are scored like EVALB (COLLINS.prm), dependencies like the CoNLL 2018 UD
 scorer (and without gold-PUNCT words), roles like srl-eval.pl, whichever the pipeline predicts,
@@ -78,6 +79,7 @@ def main(argv=None) -> int:
 
     import spacy
     from spacy.tokens import DocBin
+    from spacy.scorer import Scorer
     from spacy.training import Example
 
     import spacy_lal  # noqa: F401
@@ -121,13 +123,18 @@ def main(argv=None) -> int:
     examples = [Example(p, g) for p, g in zip(predicted, gold)]
     scores = {"words": sum(len(d) for d in gold), "seconds": round(seconds, 2), **scores_extra}
     scores["words_per_second"] = round(scores["words"] / seconds, 1)
+    # Token attributes a tagger/morphologizer set (the PTB tags are the trees' leaves).
+    for annotation, attr, getter in (("TAG", "tag", getattr), ("POS", "pos", getattr),
+                                     ("MORPH", "morph", lambda token, attr: token.morph.key)):
+        if any(d.has_annotation(annotation) for d in predicted):
+            scores[f"{attr}_acc"] = Scorer.score_token_attr(examples, attr, getter=getter)[f"{attr}_acc"]
     if any(d._.trees for d in predicted) and not args.srl_gold_trees:
         scores.update(score_constituency(examples))
     if any(d.has_annotation("DEP") for d in predicted):
         scores.update({k: v for k, v in score_dependencies(examples).items() if k != "dep_las_per_type"})
     if "lal_srl" in nlp.pipe_names and "lal_srl" not in disable and any(d._.srl for d in predicted):
         scores.update(make_srl_full_scorer()(examples))
-    result = {k: (round(100 * v, 2) if isinstance(v, float) and k.startswith(("tree", "dep", "srl")) else v) for k, v in scores.items()}
+    result = {k: (round(100 * v, 2) if isinstance(v, float) and (k.startswith(("tree", "dep", "srl")) or k.endswith("_acc")) else v) for k, v in scores.items()}
     text = json.dumps(result, indent=2)
     print(text)
     if args.output:

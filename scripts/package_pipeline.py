@@ -1,12 +1,15 @@
-"""Assemble the shipped pipeline from the trained parser and role labeller, and fill its meta.
+"""Assemble the shipped pipeline from the trained parser and role labeller, score it, fill its meta.
 
     python scripts/package_pipeline.py training/lal_parser/model-best training/lal_srl/model-best \
-        training/lemmatizer/model-best spacy_lal/pipelines/en_lal_ewt --metrics metrics
+        training/lemmatizer/model-best spacy_lal/pipelines/en_lal_ewt --test corpus/ewt/test.spacy \
+        --metrics metrics
 
-`spacy assemble configs/en_lal_ewt.cfg` does the assembling (sentencizer + tok2vec, tagger and
-lal_parser from the parser pipeline + the lemmatizer + lal_srl); the meta gets the name, version, sources and
-the EWT test scores that `evaluate-parser` and `evaluate-srl` wrote, so `nlp.meta` says what the
-pipeline is and how good it is.
+`spacy assemble configs/en_lal_ewt.cfg` does the assembling (sentencizer + tok2vec, tagger,
+morphologizer and lal_parser from the parser pipeline + the lemmatizer + lal_srl). With
+``--test``, the assembled pipeline itself is scored by ``scripts/evaluate.py`` (gold predicates,
+and end to end), as shipped: roles decoded over its own trees. The scores go to
+``METRICS_DIR/<name>_test.json`` / ``<name>_predicted_test.json`` and into
+``meta["performance"]``, so ``nlp.meta`` says what the pipeline is and how good it is.
 """
 import argparse
 import json
@@ -15,12 +18,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# metrics file -> the meta "performance" keys it provides (with a prefix where two files
-# report the same score under different settings).
-METRICS = {
-    "lal_parser_joint_test.json": ("", ("tree_f", "tree_p", "tree_r", "dep_uas", "dep_las", "words_per_second")),
-    "lal_srl_gold_viterbi_test.json": ("", ("srl_f", "srl_p", "srl_r", "srl_perfect", "srl_sense_acc")),
-    "lal_srl_predicted_test.json": ("end_to_end_", ("srl_f", "srl_pred_f")),
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import evaluate  # noqa: E402  (scripts/evaluate.py)
+
+# evaluation of the assembled pipeline -> (metrics file suffix, meta "performance" prefix, keys).
+EVALUATIONS = {
+    "gold": ("_test.json", "", ("tree_f", "tree_p", "tree_r", "dep_uas", "dep_las", "tag_acc", "pos_acc",
+                                "morph_acc", "srl_f", "srl_p", "srl_r", "srl_perfect", "srl_sense_acc",
+                                "words_per_second")),
+    "predicted": ("_predicted_test.json", "end_to_end_", ("srl_f", "srl_pred_f")),
 }
 
 
@@ -31,7 +37,8 @@ def main(argv=None) -> int:
     parser.add_argument("lemmatizer_pipeline", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--config", type=Path, default=ROOT / "configs" / "en_lal_ewt.cfg")
-    parser.add_argument("--metrics", type=Path, help="folder of the evaluate-* JSON files")
+    parser.add_argument("--test", type=Path, help="test corpus (.spacy) to score the assembled pipeline on")
+    parser.add_argument("--metrics", type=Path, default=ROOT / "metrics", help="folder for the scores (default: %(default)s)")
     parser.add_argument("--version", default="0.1.0")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "tree"], default="tree")
     parser.add_argument("--parser-decoder", choices=["eisner", "mst", "joint"], default="joint")
@@ -67,13 +74,14 @@ def main(argv=None) -> int:
             {"name": "propbank-release", "url": "https://github.com/propbank/propbank-release"},
         ],
     )
-    if args.metrics:
+    nlp.to_disk(args.output)
+    if args.test:
         performance = {}
-        for filename, (prefix, keys) in METRICS.items():
-            path = args.metrics / filename
-            if path.exists():
-                scores = json.loads(path.read_text(encoding="utf8"))
-                performance.update({prefix + k: scores[k] for k in keys if scores.get(k) is not None})
+        for predicates, (suffix, prefix, keys) in EVALUATIONS.items():
+            path = args.metrics / f"{args.output.name}{suffix}"
+            evaluate.main([str(args.output), str(args.test), "--srl-predicates", predicates, "--output", str(path)])
+            scores = json.loads(path.read_text(encoding="utf8"))
+            performance.update({prefix + k: scores[k] for k in keys if scores.get(k) is not None})
         meta["performance"] = performance
     nlp.to_disk(args.output)
     print(f"Wrote {args.output} ({meta['lang']}_{meta['name']} {meta['version']})")

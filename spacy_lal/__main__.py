@@ -5,7 +5,9 @@ import sys
 from typing import List, Optional
 
 # Each module in spacy_lal.cli adds one sub-command (see DEVELOPING.md).
-COMMANDS = ["convert", "export", "score", "parse", "parse_corpus", "behaviour"]
+COMMANDS = ["convert", "export", "score", "parse", "parse_corpus", "behaviour", "vectors", "train"]
+# Commands that take spaCy config overrides (--section.key value) after their own arguments.
+TAKES_OVERRIDES = {"train"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -17,7 +19,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command in TAKES_OVERRIDES:
+        return int(args.func(args, extra) or 0)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return int(args.func(args) or 0)
 
 

@@ -154,6 +154,9 @@ def test_empty_whitespace_and_long_input(trained, caplog):
     spaced = nlp("The cat   sat on the mat .")
     space = next(t for t in spaced if t.is_space)
     assert space.dep_ == "dep" and space.head.i == space.i - 1
+    # spaCy's whitespace tag and POS, which a tagger trained on a treebank never predicts.
+    assert (space.tag_, space.pos_) == ("_SP", "SPACE")
+    assert all(t.tag_ != "_SP" for t in spaced if not t.is_space)
     # The stored tree keeps the whitespace token as an _SP leaf (leaves align with tokens); the
     # printed tree and the span API leave it out, as treebanks do.
     assert spaced._.tree is not None and len(spaced._.tree.leaves()) == len(spaced)

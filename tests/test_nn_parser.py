@@ -142,6 +142,35 @@ def test_dependency_only_and_constituency_only_models() -> None:
         LabelAttentionParserModel(10, 0, dependency=False)
 
 
+def test_dep_input_encoder_reads_the_encoder_output() -> None:
+    """With dep_input="encoder" the arcs and labels depend on the encoder output only: changing
+    the LAL leaves them unchanged, and the arc scorer is sized for d_model, not the LAL."""
+    torch.manual_seed(0)
+    x, lens = _inputs([4, 3])
+    model = LabelAttentionParserModel(10, 3, n_dep_labels=4, d_model=32, n_layers=1, lal_d_proj=4,
+                                      dep_input="encoder").eval()
+    assert next(model.arc_scorer.dep_mlp.parameters()).shape[-1] == 32
+    with torch.no_grad():  # the biaffine weights start at zero (Dozat & Manning)
+        for parameter in [*model.arc_scorer.parameters(), *model.dep_label_scorer.parameters()]:
+            parameter.normal_()
+    out = model(x, lens)
+    assert out.dep_features.shape[-1] == 32 and out.annotations.shape[-1] != 32
+    heads = torch.tensor([[-1, 0, 1, 1, 2], [-1, 0, 1, 1, -1]])
+    labels = model.dep_label_scores(out, heads.clamp(min=0))
+    with torch.no_grad():
+        for parameter in model.label_attention.parameters():
+            parameter.add_(1.0)
+    again = model(x, lens)
+    assert out.arc_scores.abs().sum() > 0
+    torch.testing.assert_close(again.arc_scores, out.arc_scores)
+    torch.testing.assert_close(model.dep_label_scores(again, heads.clamp(min=0)), labels)
+    assert not torch.allclose(again.annotations, out.annotations)
+    total, parts = model.loss(out, None, None, gold_heads=heads, gold_dep_labels=torch.zeros(2, 5, dtype=torch.long))
+    assert set(parts) == {"dep"} and torch.isfinite(total)
+    with pytest.raises(ValueError, match="dep_input"):
+        ParserConfig(dep_input="lstm")
+
+
 def test_config_holds_every_default_once() -> None:
     """Overrides replace single fields of ParserConfig; what is not given is ParserConfig's."""
     model = LabelAttentionParserModel(10, 4, d_model=32, lal_d_proj=4, n_layers=1)

@@ -24,6 +24,8 @@ REGISTRIES = {
     "spacy_scorers": "scorers",
     "spacy_readers": "readers",
     "spacy_augmenters": "augmenters",
+    "spacy_callbacks": "callbacks",
+    "spacy_loggers": "loggers",
 }
 
 

@@ -8,6 +8,7 @@ Pipeline for a batch of ``B`` sentences padded to ``T`` words::
       -> LabelAttentionLayer (eq. 1-4) [+ position-wise FFN]                (B, T+2, d_lal)
       -> SpanScorer: eq. 5 per head + eq. 6                                 chart (B, T+1, T+1, L)
       -> BiaffineArcScorer: eq. 10 over positions 0..T (0 = root)           arcs (B, T+1, T+1)
+         (reading the LAL output as in the paper, or with ``dep_input="encoder"`` the encoder output)
 
 Decoding happens outside this module (``spacy_lal.decode``); the losses take the decoded structures
 as index tensors: :meth:`LabelAttentionParserModel.loss` implements eq. 12,
@@ -45,6 +46,8 @@ class ParserOutput:
         arc_scores: ``(B, T+1, T+1)`` biaffine arc scores ``[b, d, h]`` (0 = root), or None when the
             model has no dependency part. Slice ``[b, :n+1, :n+1]`` for the dependency decoders.
         lengths: ``(B,)`` number of words.
+        dep_features: ``(B, T+2, d)`` what the dependency scorers read: ``annotations`` (the
+            paper), or the encoder output with ``dep_input="encoder"``.
         label_attention: the LAL's attention weights / per-head outputs when requested.
         encoder_attention: per-layer ``(B, H, T+2, T+2)`` self-attention probabilities when requested.
     """
@@ -54,6 +57,7 @@ class ParserOutput:
     arc_scores: Optional[Tensor]
     lengths: Tensor
     packed_spans: Optional[Tensor] = None
+    dep_features: Optional[Tensor] = None
     label_attention: Optional[LabelAttentionDetails] = None
     encoder_attention: List[Tensor] = field(default_factory=list)
 
@@ -98,6 +102,10 @@ class ParserConfig:
     lal_residual_dropout: float = 0.0
     #: Hidden size of the span MLP, eq. 6 [250].
     d_span_hidden: int = 250
+    #: What the dependency scorers read: ``"lal"`` [paper: the LAL output, shared with the spans]
+    #: or ``"encoder"`` (the encoder output under the LAL: the arcs then need not pass through
+    #: the per-label bottleneck; README, "Ablations").
+    dep_input: Literal["lal", "encoder"] = "lal"
     #: Biaffine arc MLP size [Dozat & Manning 500].
     d_arc: int = 256
     #: Biaffine label MLP size [Dozat & Manning 100].
@@ -124,6 +132,8 @@ class ParserConfig:
         d_positional = self.d_model // 2 if self.d_positional is None else self.d_positional
         if not 0 < d_positional < self.d_model:
             raise ValueError(f"need 0 < d_positional < d_model, got {d_positional} / {self.d_model}")
+        if self.dep_input not in ("lal", "encoder"):
+            raise ValueError(f"dep_input must be 'lal' or 'encoder', got {self.dep_input!r}")
 
     @classmethod
     def with_dropout(cls, dropout: float, **overrides: Any) -> "ParserConfig":
@@ -205,9 +215,10 @@ class LabelAttentionParserModel(nn.Module):
         self.arc_scorer: Optional[BiaffineArcScorer] = None
         self.dep_label_scorer: Optional[BiaffineLabelScorer] = None
         if dependency:
-            self.arc_scorer = BiaffineArcScorer(d_lal, config.d_arc, config.dep_dropout)
+            d_dep = config.d_model if config.dep_input == "encoder" else d_lal
+            self.arc_scorer = BiaffineArcScorer(d_dep, config.d_arc, config.dep_dropout)
             if n_dep_labels > 0:
-                self.dep_label_scorer = BiaffineLabelScorer(d_lal, n_dep_labels, config.d_dep_label,
+                self.dep_label_scorer = BiaffineLabelScorer(d_dep, n_dep_labels, config.d_dep_label,
                                                             config.dep_dropout)
 
     # ------------------------------------------------------------------------------------------
@@ -269,16 +280,19 @@ class LabelAttentionParserModel(nn.Module):
             packed = self.span_scorer.packed(annotations, lengths)
         else:
             chart = self.span_scorer(annotations, lengths)
-        arc_scores = self.arc_scorer(annotations[:, :-1]) if self.arc_scorer is not None else None
+        dep_features = x if self.config.dep_input == "encoder" else annotations
+        arc_scores = self.arc_scorer(dep_features[:, :-1]) if self.arc_scorer is not None else None
         return ParserOutput(annotations=annotations, chart=chart, arc_scores=arc_scores, lengths=lengths,
-                            packed_spans=packed, label_attention=details, encoder_attention=encoder_attention)
+                            packed_spans=packed, dep_features=dep_features, label_attention=details,
+                            encoder_attention=encoder_attention)
 
     def dep_label_scores(self, output: ParserOutput, heads: Tensor) -> Tensor:
         """Dependency label scores ``(B, T+1, n_dep_labels)`` for the given heads ``(B, T+1)``
         (gold heads for the loss, decoded heads for prediction)."""
         if self.dep_label_scorer is None:
             raise ValueError("this model has no dependency label classifier (n_dep_labels=0 or dependency=False)")
-        return self.dep_label_scorer(output.annotations[:, :-1], heads.to(output.annotations.device))
+        features = output.annotations if output.dep_features is None else output.dep_features
+        return self.dep_label_scorer(features[:, :-1], heads.to(features.device))
 
     def span_features(self, output: ParserOutput) -> Tensor:
         """Materialised span vectors of eq. 5, ``(B, T+1, T+1, d_lal)`` (for head contributions)."""

@@ -9,7 +9,9 @@ What the component does with awkward input (see also ``units.py``):
 - It parses ``doc.sents`` where sentence boundaries are set, else the whole Doc as one sentence.
 - Whitespace tokens are not shown to the model: each is attached to the nearest preceding word
   of its sentence (the following one at the start) with the label ``dep`` and, in the tree, sits
-  inside the smallest constituent spanning its neighbours.
+  inside the smallest constituent spanning its neighbours. The component also gives them spaCy's
+  whitespace tag and POS (``_SP``, ``SPACE``), whatever an upstream tagger guessed: treebanks
+  have no whitespace tokens, so taggers trained on them never predict ``_SP``.
 - Sentences longer than the model's ``max_length`` words are parsed in pieces (one warning per
   call): each still gets one tree, the pieces' trees side by side under a root labelled "S",
   and one dependency tree, the root of each later piece attached to the first piece's root
@@ -40,6 +42,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ..extensions import clear_trees, set_tree, stored_trees
+from ..tree import WHITESPACE_TAG
 from .base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from .constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
 from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc
@@ -384,6 +387,9 @@ class LabelAttentionParser(UnitPipe):
         by_doc = units_by_doc(units)
         for doc_index, doc in enumerate(docs):
             rows = by_doc.get(doc_index, [])
+            for token in doc:
+                if token.is_space:
+                    token.tag_, token.pos_ = WHITESPACE_TAG, "SPACE"
             if self.cfg["constituency"]:
                 clear_trees(doc)
                 for sentence in _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows]):

@@ -39,6 +39,7 @@ def build_label_attention_parser(
     lal_combine: Optional[str] = None,
     lal_ffn: Optional[bool] = None,
     d_span_hidden: Optional[int] = None,
+    dep_input: Optional[str] = None,
     d_arc: Optional[int] = None,
     d_dep_label: Optional[int] = None,
     dropout: Optional[float] = None,
@@ -53,7 +54,8 @@ def build_label_attention_parser(
     tags) and ``char_encoder`` (e.g. ``spacy-lal.CharLSTM.v1``, Kitaev & Klein sec. 5.1) outputs;
     the model's first layer is that concatenation, whose width the component stores as ``nI``.
 
-    ``lal_heads`` = None gives one label-attention head per label (span labels for
+    ``dep_input`` = "encoder" feeds the dependency scorers the encoder output instead of the
+    LAL output (the paper's "lal"). ``lal_heads`` = None gives one label-attention head per label (span labels for
     ``lal_parser``, dependency labels for ``lal_dependency_parser``), as in the paper.
     Every other argument left out (None) takes its default from ``spacy_lal.nn.ParserConfig``.
     ``dropout`` sets the encoder's attention, residual, input and dependency-MLP dropouts and
@@ -76,6 +78,7 @@ def build_label_attention_parser(
         "lal_combine": lal_combine,
         "lal_ffn": lal_ffn,
         "d_span_hidden": d_span_hidden,
+        "dep_input": dep_input,
         "d_arc": d_arc,
         "d_dep_label": d_dep_label,
         "max_length": max_length,

