@@ -13,11 +13,18 @@ at run time::
 factories: it loads one component from a shipped (or any trained) pipeline, with a private copy
 of the tok2vec it listened to, and hands its trained model, labels and settings to the new
 component. Any other ``model`` config means a model trained from scratch; see the README.
+
+The shipped tok2vecs read static vectors (GloVe) from the vocab, which a model cannot carry:
+a component adopting such a model brings the source pipeline's vectors into its own vocab when
+that vocab has none (logged), and refuses, with a clear error, a vocab holding other vectors
+(the model would silently read the wrong ones).
 """
+import logging
 from pathlib import Path
-from typing import Any, Dict, List, Union
+from typing import Any, Dict, List, Optional, Union
 
 from spacy.language import Language
+from spacy.vocab import Vocab
 from spacy.util import load_config, registry
 from thinc.api import Model
 
@@ -26,6 +33,7 @@ DEFAULT_PIPELINE = "en_lal_ewt"
 PRETRAINED_ATTR = "lal_pretrained"  # model.attrs key: where the weights came from + pipe cfg
 # The components whose outputs a sourced component may listen to: kept when loading it.
 _EMBEDDERS = ("tok2vec", "transformer")
+logger = logging.getLogger("spacy_lal")
 
 
 def shipped_pipelines() -> List[str]:
@@ -80,19 +88,24 @@ def build_pretrained(pipeline: str = DEFAULT_PIPELINE, component: str = "lal_par
         "component": component,
         "factory": source.get_pipe_meta(component).factory,
         "cfg": dict(pipe.cfg),
+        "vectors": source.vocab.vectors.n_keys > 0,
     }
     return model
 
 
 def adopt_pretrained(
-    name: str, factory: str, model: Model, cfg: Dict[str, Any], settings: Dict[str, Any]
+    name: str, factory: str, model: Model, cfg: Dict[str, Any], settings: Dict[str, Any],
+    vocab: Optional[Vocab] = None,
 ) -> bool:
     """Fill a new component's ``cfg`` from a ``spacy-lal.Pretrained.v1`` model: labels and
     shapes from the trained component, ``settings`` (the new factory's own arguments, such as
-    the decoder) kept as given. Returns whether the model is pretrained."""
+    the decoder) kept as given; the source's static vectors go into ``vocab`` (see the module
+    docstring). Returns whether the model is pretrained."""
     info = model.attrs.get(PRETRAINED_ATTR)
     if info is None:
         return False
+    if info.get("vectors") and vocab is not None:
+        share_vectors(name, vocab, info["pipeline"])
     if info["factory"] != factory:
         raise ValueError(
             f"{name}: the pretrained model is the {info['factory']!r} component {info['component']!r} "
@@ -102,3 +115,21 @@ def adopt_pretrained(
     cfg.update(info["cfg"])
     cfg.update(settings)
     return True
+
+
+def share_vectors(name: str, vocab: Vocab, pipeline: Union[str, Path]) -> None:
+    """Give ``vocab`` the static vectors of ``pipeline`` (whose model ``name`` adopts) if it has
+    none; raise if it has different ones."""
+    source = Vocab().from_disk(pipeline_path(pipeline) / "vocab", exclude=["strings", "lookups"]).vectors
+    if vocab.vectors.n_keys == 0:
+        vocab.vectors = source
+        logger.info("%s: added the static vectors of %s (%d keys) to the pipeline's vocab", name, pipeline,
+                    source.n_keys)
+    elif vocab.vectors != source:
+        raise ValueError(
+            f"{name}: the pretrained model reads the static vectors of {str(pipeline)!r} "
+            f"({source.shape[0]} x {source.shape[1]}), but this pipeline's vocab has other vectors "
+            f"({vocab.vectors.shape[0]} x {vocab.vectors.shape[1]}), which it would read instead. Add it to "
+            "a pipeline without vectors (such as spacy.blank or a small pipeline), or train a model "
+            "of your own on your vectors."
+        )

@@ -145,3 +145,24 @@ def test_spacy_package_gives_identical_parses(source_dir, tmp_path):
     assert ours._.tree.to_spans() == theirs._.tree.to_spans()
     assert [(t.head.i, t.dep_) for t in ours] == [(t.head.i, t.dep_) for t in theirs]
     assert [f.data for f in ours._.srl] == [f.data for f in theirs._.srl]
+
+
+def test_pretrained_models_bring_their_static_vectors(tmp_path):
+    """A model reading static vectors gets them into a vocab without any; a vocab with other
+    vectors is refused (the model would read them silently)."""
+    import numpy
+    from spacy.vocab import Vocab
+
+    from spacy_lal.pretrained import share_vectors
+
+    source = spacy.blank("en")
+    source.vocab.set_vector("dog", numpy.arange(4, dtype="float32"))
+    source.to_disk(tmp_path / "source")
+    vocab = Vocab()
+    share_vectors("lal_parser", vocab, tmp_path / "source")
+    numpy.testing.assert_array_equal(vocab["dog"].vector, numpy.arange(4))
+    share_vectors("lal_parser", vocab, tmp_path / "source")  # the same vectors: nothing to do
+    other = Vocab()
+    other.set_vector("cat", numpy.ones(4, dtype="float32"))
+    with pytest.raises(ValueError, match="other vectors"):
+        share_vectors("lal_parser", other, tmp_path / "source")

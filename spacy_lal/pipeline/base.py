@@ -235,7 +235,7 @@ class UnitPipe(TrainablePipe):
     def adopt_pretrained(self, factory: str, settings: Dict[str, Any]) -> bool:
         """Take labels and shapes from a pretrained model, keeping ``settings`` (the factory's
         own arguments); returns whether the model is pretrained."""
-        return adopt_pretrained(self.name, factory, self.model, self.cfg, settings)
+        return adopt_pretrained(self.name, factory, self.model, self.cfg, settings, self.vocab)
 
     def keeps_pretrained_weights(self) -> bool:
         """Whether ``initialize`` must leave the model alone: its weights are pretrained."""
