@@ -28,6 +28,7 @@ def build_label_attention_parser(
     tag_embed: Optional[Model[List[Doc], List[Floats2d]]] = None,
     char_encoder: Optional[Model[List[Doc], List[Floats2d]]] = None,
     d_model: Optional[int] = None,
+    d_positional: Optional[int] = None,
     n_layers: Optional[int] = None,
     n_heads: Optional[int] = None,
     d_kv: Optional[int] = None,
@@ -67,6 +68,7 @@ def build_label_attention_parser(
     """
     overrides = {
         "d_model": d_model,
+        "d_positional": d_positional,
         "n_layers": n_layers,
         "n_heads": n_heads,
         "d_kv": d_kv,
