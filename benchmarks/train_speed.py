@@ -1,7 +1,8 @@
 """Training speed: words per second of `nlp.update` for a training config, on EWT train batches.
 
     python benchmarks/train_speed.py configs/lal_parser_cpu.cfg corpus/ewt/train.spacy
-    python benchmarks/train_speed.py configs/lal_srl_cpu.cfg corpus/ewt/train.spacy --steps 20
+    python benchmarks/train_speed.py configs/lal_srl_cpu.cfg corpus/ewt/train.spacy --steps 20 \
+        --vectors assets/vectors/glove_6b_50d
 
 Builds the config's pipeline, initializes it on the first sentences of the corpus, then times
 ``--steps`` update steps on batches of about ``--words`` words (as the configs' batcher makes
@@ -25,6 +26,7 @@ def main(argv=None) -> int:
     parser.add_argument("--words", type=int, default=1000, help="words per batch (the configs' size)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init-sentences", type=int, default=2000)
+    parser.add_argument("--vectors", help="static vectors (paths.vectors) for configs whose tok2vec reads them")
     args = parser.parse_args(argv)
 
     import spacy
@@ -38,6 +40,8 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
     fix_random_seed(0)
     paths = {"paths.train": str(args.corpus), "paths.dev": str(args.corpus)}
+    if args.vectors:
+        paths["paths.vectors"] = args.vectors
     config = spacy.util.load_config(args.config, overrides=paths, interpolate=True)
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
