@@ -309,3 +309,25 @@ def test_quantized_decoding_is_a_saved_runtime_setting(trained, tmp_path):
     assert "int8" in parser.torch_module._copies
     assert not any("int8" in key or "_copies" in key for key in parser.torch_module.state_dict())
     assert spacy.load(tmp_path / "p").get_pipe("lal_parser").cfg["quantize"] is False
+
+
+def test_ud_noun_chunks():
+    """doc.noun_chunks on UD labels: base noun phrases without the UD-attached preposition,
+    possessors inside their phrase, conjuncts of a noun phrase as phrases of their own."""
+    from spacy_lal.pipeline.dependencies import ud_noun_chunks, use_ud_noun_chunks
+
+    nlp = spacy.blank("en")
+    words = "Mary gave John 's sister a red apple and two pears in the garden .".split()
+    heads = [1, 1, 4, 2, 1, 7, 7, 1, 10, 10, 7, 13, 13, 1, 1]
+    deps = ["nsubj", "root", "nmod:poss", "case", "iobj", "det", "amod", "obj", "cc", "nummod", "conj",
+            "case", "det", "obl", "punct"]
+    pos = ["PROPN", "VERB", "PROPN", "PART", "NOUN", "DET", "ADJ", "NOUN", "CCONJ", "NUM", "NOUN", "ADP", "DET",
+           "NOUN", "PUNCT"]
+    doc = Doc(nlp.vocab, words=words, heads=heads, deps=deps, pos=pos)
+    use_ud_noun_chunks(nlp.vocab, ["nsubj", "dobj"])  # not UD labels: English's own iterator stays
+    assert nlp.vocab.get_noun_chunks is not ud_noun_chunks
+    use_ud_noun_chunks(nlp.vocab, deps, doc)
+    assert nlp.vocab.get_noun_chunks is ud_noun_chunks
+    assert [c.text for c in doc.noun_chunks] == ["Mary", "John 's sister", "a red apple", "two pears", "the garden"]
+    assert all(c.label_ == "NP" for c in doc.noun_chunks)
+    assert [c.text for c in doc[8:].noun_chunks] == ["two pears", "the garden"]

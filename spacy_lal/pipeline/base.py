@@ -268,6 +268,7 @@ class UnitPipe(TrainablePipe):
             "model": self._load_model,
         }
         util.from_bytes(bytes_data, deserialize, exclude)
+        self._loaded()
         return self
 
     def from_disk(self, path, *, exclude=tuple()) -> "UnitPipe":
@@ -281,4 +282,8 @@ class UnitPipe(TrainablePipe):
             "model": load_model,
         }
         util.from_disk(path, deserialize, exclude)
+        self._loaded()
         return self
+
+    def _loaded(self) -> None:
+        """Called after ``from_disk``/``from_bytes``, with the saved labels and model in place."""

@@ -11,19 +11,76 @@ sentence's tokens:
 - tokens of no unit (a whitespace-only sentence of a Doc that has others) head themselves,
   labelled :data:`ATTACH_LABEL`. Docs without any unit (empty, whitespace only) are not passed
   here: the components leave them unparsed.
+
+``doc.noun_chunks`` comes from the vocab's syntax iterator, which for English expects spaCy's
+ClearNLP labels (``dobj``, ``pobj``, ...). A parser trained on UD labels installs
+:func:`ud_noun_chunks` instead (:func:`use_ud_noun_chunks`), so base noun phrases work as users
+expect: a noun, pronoun or proper noun in a nominal role, from its left edge (without a leading
+preposition or conjunction, which UD attaches to the noun) to itself.
 """
-from typing import Dict, List, Sequence
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.attrs import DEP, HEAD
 from spacy.strings import StringStore
-from spacy.tokens import Doc
+from spacy.symbols import NOUN, PRON, PROPN
+from spacy.tokens import Doc, Span
+from spacy.vocab import Vocab
 
 from .units import Unit
 
-__all__ = ["ATTACH_LABEL", "set_dependencies", "units_by_doc"]
+__all__ = ["ATTACH_LABEL", "set_dependencies", "units_by_doc", "ud_noun_chunks", "use_ud_noun_chunks"]
 
 ATTACH_LABEL = "dep"  # label of attachments the model does not predict (see the module docstring)
+
+
+# UD relations of a nominal that heads a base noun phrase (subtypes included by their prefix).
+NP_RELATIONS = ("nsubj", "obj", "iobj", "obl", "nmod", "appos", "root", "vocative", "dislocated", "expl")
+# Left dependents that UD puts under the noun but that are not part of the noun phrase.
+NOT_IN_NP = ("case", "cc", "mark", "punct")
+# Labels only UD has: a parser predicting them gets the UD noun chunks.
+UD_MARKERS = frozenset({"obj", "obl", "nsubj:pass", "iobj", "nmod:poss"})
+
+
+def ud_noun_chunks(doclike: Union[Doc, Span]) -> Iterator[Tuple[int, int, int]]:
+    """Base noun phrases of a UD dependency parse: ``(start, end, label)`` as spaCy's syntax
+    iterators give them (the ``noun_chunks`` of ``Doc`` and ``Span``)."""
+    doc = doclike.doc
+    if not doc.has_annotation("DEP"):
+        raise ValueError("[E029] noun_chunks requires the dependency parse, which requires a statistical model")
+    np_label = doc.vocab.strings.add("NP")
+    prev_end = -1
+    for word in doclike:
+        # A possessor ("John's") is inside its possessum's phrase ("John's sister").
+        if word.pos not in (NOUN, PROPN, PRON) or word.dep_ == "nmod:poss":
+            continue
+        relation = word.dep_.split(":")[0].lower()
+        if relation == "conj":  # coordinated with a noun phrase: one too
+            head = word.head
+            while head.dep_ == "conj" and head.head.i < head.i:
+                head = head.head
+            if head.pos not in (NOUN, PROPN, PRON):
+                continue
+            relation = head.dep_.split(":")[0].lower()
+        if relation not in NP_RELATIONS:
+            continue
+        start = word.left_edge.i
+        while start < word.i and doc[start].dep_.split(":")[0] in NOT_IN_NP:
+            start += 1
+        if start <= prev_end:  # no nested chunks
+            continue
+        prev_end = word.i
+        yield start, word.i + 1, np_label
+
+
+def use_ud_noun_chunks(vocab: Vocab, labels: Iterable[str], doc: Optional[Doc] = None) -> None:
+    """If ``labels`` are UD dependency labels, make ``vocab`` (for the Docs it makes from now
+    on) and ``doc`` (a Doc keeps the iterator of its creation) give UD noun chunks."""
+    if not UD_MARKERS.intersection(labels):
+        return
+    vocab.get_noun_chunks = ud_noun_chunks
+    if doc is not None:
+        doc.noun_chunks_iterator = ud_noun_chunks
 
 
 def units_by_doc(units: Sequence[Unit]) -> Dict[int, List[int]]:
@@ -48,6 +105,7 @@ def set_dependencies(
     (``heads[0]`` unused, 0 = root, word ``d`` = ``units[k].words[d - 1]``); ``labels[k]``: int
     [n], indices into ``label_names``.
     """
+    use_ud_noun_chunks(doc.vocab, label_names, doc)
     head = numpy.arange(len(doc), dtype="int64")
     dep = [""] * len(doc)
     sentence_root = None

@@ -45,7 +45,7 @@ from ..extensions import clear_trees, set_tree, stored_trees
 from ..tree import WHITESPACE_TAG
 from .base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from .constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
-from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc
+from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from .gold import EMPTY, ROOT_ONLY, chain_to_label, dependency_target, gold_trees_by_start, label_to_chain, tree_target
 from .parser_adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
 from .units import Unit
@@ -229,6 +229,9 @@ class LabelAttentionParser(UnitPipe):
         "span_labels", "Constituent labels (unary chains joined by ``::``); model label id = index + 1."
     )
     dep_labels = label_set("dep_labels", "Dependency labels; model label id = index.")
+
+    def _loaded(self) -> None:
+        use_ud_noun_chunks(self.vocab, self.dep_labels)  # UD labels: doc.noun_chunks must read them
 
     @property
     def labels(self) -> Tuple[str, ...]:

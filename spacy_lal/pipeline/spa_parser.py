@@ -31,7 +31,7 @@ from thinc.api import Model
 
 from ..decode import ArcStandard, arc_standard_oracle_batch, is_projective
 from .base import Predictions, UnitPipe, label_set, untrained_model
-from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc
+from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from .gold import dependency_target
 from .spa_adapter import GRAPH_DECODERS, TRANSITION_DECODERS, SpaBatch, SpaTargets, UnitOracle
 from .units import Unit
@@ -117,6 +117,9 @@ class SpaDependencyParser(UnitPipe):
         return self.model.attrs["spa_config"]["parsing"] == "transition"
 
     labels = label_set("dep_labels", "Dependency labels; model label id = index.")
+
+    def _loaded(self) -> None:
+        use_ud_noun_chunks(self.vocab, self.labels)  # UD labels: doc.noun_chunks must read them
 
     def _root_id(self) -> Optional[int]:
         root = self.cfg["root_label"]
