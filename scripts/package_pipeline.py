@@ -5,7 +5,8 @@
         --metrics metrics
 
 `spacy assemble configs/en_lal_ewt.cfg` does the assembling (sentencizer + tok2vec, tagger,
-morphologizer and lal_parser from the parser pipeline + the lemmatizer + lal_srl). With
+morphologizer and lal_parser from the parser pipeline + the lemmatizer + lal_srl);
+``--morphologizer PIPELINE`` takes the morphologizer from another pipeline, made standalone. With
 ``--test``, the assembled pipeline itself is scored by ``scripts/evaluate.py`` (gold predicates,
 and end to end), as shipped: roles decoded over its own trees. The scores go to
 ``METRICS_DIR/<name>_test.json`` / ``<name>_predicted_test.json`` and into
@@ -15,6 +16,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +39,10 @@ def main(argv=None) -> int:
     parser.add_argument("lemmatizer_pipeline", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--config", type=Path, default=ROOT / "configs" / "en_lal_ewt.cfg")
+    parser.add_argument(
+        "--morphologizer", type=Path,
+        help="take the morphologizer from this pipeline instead, with a private copy of the tok2vec it listens to",
+    )
     parser.add_argument("--test", type=Path, help="test corpus (.spacy) to score the assembled pipeline on")
     parser.add_argument("--metrics", type=Path, default=ROOT / "metrics", help="folder for the scores (default: %(default)s)")
     parser.add_argument("--version", default="0.1.0")
@@ -44,13 +50,21 @@ def main(argv=None) -> int:
     parser.add_argument("--parser-decoder", choices=["eisner", "mst", "joint"], default="joint")
     args = parser.parse_args(argv)
 
-    subprocess.run(
-        [sys.executable, "-m", "spacy", "assemble", str(args.config), str(args.output),
-         "--paths.parser", str(args.parser_pipeline), "--paths.srl", str(args.srl_pipeline),
-         "--paths.lemmatizer", str(args.lemmatizer_pipeline)],
-        check=True,
-    )
     import spacy
+
+    command = [sys.executable, "-m", "spacy", "assemble", str(args.config), str(args.output),
+               "--paths.parser", str(args.parser_pipeline), "--paths.srl", str(args.srl_pipeline),
+               "--paths.lemmatizer", str(args.lemmatizer_pipeline)]
+    with tempfile.TemporaryDirectory() as scratch:
+        if args.morphologizer:
+            # The morphologizer of another pipeline than the parser's: it cannot listen to the
+            # parser's tok2vec, so it gets its own copy of the one it was trained with.
+            source = spacy.load(args.morphologizer)
+            if "morphologizer" in getattr(source.get_pipe("tok2vec"), "listening_components", []):
+                source.replace_listeners("tok2vec", "morphologizer", ["model.tok2vec"])
+            source.to_disk(Path(scratch) / "morphologizer")
+            command += ["--paths.morphologizer", str(Path(scratch) / "morphologizer")]
+        subprocess.run(command, check=True)
 
     import spacy_lal  # noqa: F401
 
