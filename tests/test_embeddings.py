@@ -237,3 +237,24 @@ def test_transformer_listener_trains_and_round_trips():
     copy = pipeline()
     copy.from_bytes(nlp.to_bytes())
     assert parses(copy, tagged(copy, examples)) == expected
+
+
+def test_bilstm_encoder_is_batch_independent_and_loads_spacys_weights():
+    """spacy-lal.BiLSTMEncoder.v1 packs sentences: a sentence's vectors do not depend on what it is
+    batched with (spaCy's TorchBiLSTMEncoder's do), and spaCy's saved encoder weights load into it."""
+    import numpy
+    from spacy.ml.models.tok2vec import BiLSTMEncoder
+
+    from spacy_lal.pipeline.embeddings import build_bilstm_encoder
+
+    ours = build_bilstm_encoder(width=8, depth=2, dropout=0.0)
+    theirs = BiLSTMEncoder(width=8, depth=2, dropout=0.0)
+    rng = numpy.random.default_rng(0)
+    short, long = rng.normal(size=(3, 8)).astype("f"), rng.normal(size=(9, 8)).astype("f")
+    theirs.initialize(X=[short])
+    ours.from_bytes(theirs.to_bytes())
+    alone = ours.predict([short])[0]
+    numpy.testing.assert_allclose(ours.predict([long, short])[1], alone, rtol=1e-5, atol=1e-6)
+    # Alone (no padding) both agree; batched with a longer sentence, spaCy's drifts.
+    numpy.testing.assert_allclose(theirs.predict([short])[0], alone, rtol=1e-5, atol=1e-6)
+    assert not numpy.allclose(theirs.predict([long, short])[1], alone, atol=1e-4)

@@ -112,7 +112,13 @@ def test_shipped_pipeline_by_default():
     # Same constituents; only the leaves' tags differ (no tagger in front of the lone parser).
     assert [t.to_spans() for t in alone._.trees] == [t.to_spans() for t in doc._.trees]
     assert {t.tag_ for t in alone} == {""} and all(t.tag_ for t in doc)
-    assert [f.data for f in alone._.srl] == [f.data for f in doc._.srl]
+    # The same roles; without a lemmatizer before it, the lone labeller builds rolesets on the
+    # word forms ('borrowed.01' for 'borrow.01'), as documented (and warned once).
+    def roles(frames):
+        return [(f.data.predicate, f.data.sense.rsplit(".", 1)[-1], f.data.arguments) for f in frames]
+
+    assert roles(alone._.srl) == roles(doc._.srl)
+    assert all(f.data.sense.startswith(f.predicate.lower_ + ".") for f in alone._.srl)
 
 
 def test_spacy_package_gives_identical_parses(source_dir, tmp_path):

@@ -9,6 +9,10 @@ parser architecture concatenates them with its ``tok2vec`` output feature-wise:
 * ``spacy-lal.CharLSTM.v1``: the character-level word encoder of Kitaev & Klein (2018, sec. 5.1),
   the torch ``spacy_lal.nn.embeddings.CharLSTM`` wrapped for Thinc.
 
+And a tok2vec encoder: ``spacy-lal.BiLSTMEncoder.v1``, spaCy's ``spacy.TorchBiLSTMEncoder.v1``
+(same layers, same saved weights) with the sentences packed (``spacy_lal.nn.lstm.PackedLSTM``),
+so a sentence's vectors do not depend on the sentences batched with it.
+
 Characters are mapped to ids without a vocabulary file, so that the layer has nothing to learn at
 ``initialize`` and nothing extra to serialize: see ``char_ids``.
 
@@ -30,11 +34,13 @@ from thinc.api import (
     Model,
     PyTorchWrapper_v3,
     chain,
+    noop,
     torch2xp,
     with_array,
+    with_padded,
     xp2torch,
 )
-from thinc.types import Floats2d, Ints2d
+from thinc.types import Floats2d, Ints2d, Padded
 
 # Knuth's multiplicative hash constant (2^32 / golden ratio): spreads neighbouring code points of
 # one script over the buckets instead of aliasing them onto one run of ids.
@@ -219,3 +225,34 @@ def _concatenate_forward(
         return []
 
     return concatenated, backprop
+
+
+def _packed_rnn_inputs(model: Model, Xp: Padded, is_train: bool) -> Tuple[ArgsKwargs, Callable]:
+    """Thinc's RNN input conversion plus the lengths, for ``PackedLSTM.forward(x, lengths)``."""
+    import torch
+
+    shim = model.shims[0]
+    X = xp2torch(Xp.data, requires_grad=True, device=shim.device)
+    lengths = torch.as_tensor(numpy.asarray(Xp.lengths, dtype="int64"))
+
+    def backprop(d_inputs: ArgsKwargs) -> Padded:
+        return Padded(torch2xp(d_inputs.args[0]), Xp.size_at_t, Xp.lengths, Xp.indices)
+
+    return ArgsKwargs(args=(X, lengths), kwargs={}), backprop
+
+
+@registry.architectures("spacy-lal.BiLSTMEncoder.v1")
+def build_bilstm_encoder(width: int, depth: int, dropout: float) -> Model[List[Floats2d], List[Floats2d]]:
+    """spaCy's ``spacy.TorchBiLSTMEncoder.v1`` (``width`` in and out, ``depth`` layers, dropout
+    between them) reading each sentence only up to its length; its saved weights load either way."""
+    from thinc.layers.pytorchwrapper import PyTorchRNNWrapper
+
+    from ..nn.lstm import PackedLSTM
+
+    if depth == 0:
+        return noop()
+    rnn = PyTorchRNNWrapper(PackedLSTM(width, width // 2, depth, bidirectional=True, dropout=dropout),
+                            convert_inputs=_packed_rnn_inputs)
+    rnn.set_dim("nO", width)
+    rnn.set_dim("nI", width)
+    return with_padded(with_padded(rnn))
