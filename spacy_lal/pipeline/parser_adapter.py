@@ -111,6 +111,11 @@ class ParserAdapter(torch.nn.Module):
         self._copies.clear()  # the weights change
         return self.loss(self.parser(padded, lengths), batch.targets)
 
+    @property
+    def loss_reduction(self) -> str:
+        """How the loss combines the batch's units ("sum" or "mean"): chunks are joined to match."""
+        return self.parser.config.loss_reduction
+
     def _quantized(self) -> LabelAttentionParserModel:
         if "int8" not in self._copies:
             self._copies["int8"] = quantized_copy(self.parser)

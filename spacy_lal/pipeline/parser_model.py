@@ -45,6 +45,7 @@ def build_label_attention_parser(
     d_dep_label: Optional[int] = None,
     dropout: Optional[float] = None,
     max_length: Optional[int] = None,
+    loss_reduction: Optional[str] = None,
     max_chart_cells: int = 10_000,
 ) -> Model:
     """Label Attention parser (Mrini et al. 2020) over any tok2vec.
@@ -84,6 +85,7 @@ def build_label_attention_parser(
         "d_arc": d_arc,
         "d_dep_label": d_dep_label,
         "max_length": max_length,
+        "loss_reduction": loss_reduction,
     }
     overrides = {key: value for key, value in overrides.items() if value is not None}
     # Validated here, so a bad config fails when the pipeline is created.

@@ -107,19 +107,22 @@ class SpaAdapter(torch.nn.Module):
         return self.loss(padded, lengths, batch.targets)
 
     def loss(self, padded: torch.Tensor, lengths: torch.Tensor, targets: SpaTargets) -> torch.Tensor:
-        """Mean over the units of each one's summed loss (eq. 10 + labels, or eq. 7)."""
+        """Sum over the units of each one's summed loss (eq. 10 + labels, or eq. 7): per-token
+        gradients of the same scale as spaCy's tagger sends a shared tok2vec (as
+        ``ParserConfig.loss_reduction``)."""
         device = padded.device
         if not self.transition_based:
             heads = torch.as_tensor(targets.heads, device=device)
             labels = torch.as_tensor(targets.labels, device=device)
-            return self.parser.loss(padded, lengths, heads, labels)
+            return self.parser.loss(padded, lengths, heads, labels, reduction="sum")
         if targets.oracle is None:
             raise ValueError("SpaAdapter: a transition-based parser trains on oracle targets")
         rows = numpy.concatenate([numpy.full(len(t), b) for b, (_, t) in enumerate(targets.oracle)])
         features = numpy.concatenate([f for f, _ in targets.oracle])
         transitions = numpy.concatenate([t for _, t in targets.oracle])
         as_long = lambda a: torch.as_tensor(a, dtype=torch.long, device=device)  # noqa: E731
-        return self.parser.loss(padded, lengths, as_long(rows), as_long(features), as_long(transitions))
+        return self.parser.loss(padded, lengths, as_long(rows), as_long(features), as_long(transitions),
+                                reduction="sum")
 
     def decode(self, padded: torch.Tensor, lengths: torch.Tensor, batch: SpaBatch) -> DecodedDependencies:
         """The dependency trees of the batch: greedy arc-standard parsing for a transition-based

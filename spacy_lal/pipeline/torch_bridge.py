@@ -107,8 +107,9 @@ def forward_units(model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_tra
     With ``model.attrs["max_chart_cells"]`` (the parser), the units run in length-sorted chunks
     so that padding stays small and a chunk's chart (units x (length+1)^2 x labels) stays within
     that many cells; the batch must then offer ``select(rows, width)`` and the decoded output
-    ``merge(parts, chunks, n_units)``. Chunk losses (means over their units) are weighted into a
-    mean over all units.
+    ``merge(parts, chunks, n_units)``. Chunk losses are added up: sums over their units as they
+    are, means (a torch layer whose ``loss_reduction`` is "mean") weighted into a mean over all
+    units, so that every unit counts the same whatever chunk it fell in.
     """
     docs, units, batch = X
     if torch_module(model) is None:
@@ -128,7 +129,8 @@ def forward_units(model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_tra
         results.append((output, bp_torch, bp_padded))
     if not isinstance(results[0][0], float):  # decoded structures, not a loss
         return type(results[0][0]).merge([r[0] for r in results], chunks, len(units)), lambda d: None
-    weights = [len(chunk) / len(units) for chunk in chunks]
+    mean = getattr(torch_module(model), "loss_reduction", "sum") == "mean"
+    weights = [len(chunk) / len(units) if mean else 1.0 for chunk in chunks]
     loss = sum(w * output for w, (output, _, _) in zip(weights, results))
 
     def backprop(d_loss) -> List[Doc]:
