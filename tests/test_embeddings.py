@@ -258,3 +258,55 @@ def test_bilstm_encoder_is_batch_independent_and_loads_spacys_weights():
     # Alone (no padding) both agree; batched with a longer sentence, spaCy's drifts.
     numpy.testing.assert_allclose(theirs.predict([short])[0], alone, rtol=1e-5, atol=1e-6)
     assert not numpy.allclose(theirs.predict([long, short])[1], alone, atol=1e-4)
+
+
+def _bilstm_tok2vec(architecture: str) -> Model:
+    return spacy.registry.resolve({"t": {
+        "@architectures": architecture,
+        "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 8, "attrs": ["NORM", "SHAPE"],
+                  "rows": [100, 20], "include_static_vectors": False},
+        "encode": {"@architectures": "spacy-lal.BiLSTMEncoder.v1", "width": 8, "depth": 1, "dropout": 0.0},
+    }})["t"]
+
+
+def test_sentence_tok2vec_reads_each_sentence_alone_and_loads_spacys_weights():
+    """spacy-lal.SentenceTok2Vec.v1 runs the encoder per sentence: a Doc of two sentences gets the
+    vectors each sentence gets alone (spaCy's Tok2Vec.v2 carries the BiLSTM across the boundary);
+    spaCy's saved tok2vec weights load into it; Docs without boundaries are read whole."""
+    vocab = spacy.blank("en").vocab
+    first, second = ["Dogs", "bark", "."], ["Cats", "sleep", "all", "day", "."]
+    both = Doc(vocab, words=first + second, sent_starts=[True, False, False, True, False, False, False, False])
+    alone = [Doc(vocab, words=words) for words in (first, second)]
+    theirs, ours = _bilstm_tok2vec("spacy.Tok2Vec.v2"), _bilstm_tok2vec("spacy-lal.SentenceTok2Vec.v1")
+    theirs.initialize(X=alone)
+    ours.from_bytes(theirs.to_bytes())
+    expected = numpy.vstack(theirs.predict(alone))
+    numpy.testing.assert_allclose(ours.predict([both])[0], expected, rtol=1e-5, atol=1e-6)
+    assert not numpy.allclose(theirs.predict([both])[0], expected, atol=1e-4)
+    unsplit = Doc(vocab, words=first + second)
+    numpy.testing.assert_allclose(ours.predict([unsplit])[0], theirs.predict([unsplit])[0], rtol=1e-5, atol=1e-6)
+    empty = ours.predict([Doc(vocab, words=[]), both])
+    assert empty[0].shape == (0, 8) and empty[1].shape == (8, 8)
+
+
+def test_sentence_tok2vec_trains_a_tagger():
+    """Gradients reach the embeddings through the per-sentence pieces: a tagger on it overfits
+    multi-sentence Docs."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": {
+        "@architectures": "spacy-lal.SentenceTok2Vec.v1",
+        "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 16, "attrs": ["NORM"], "rows": [100],
+                  "include_static_vectors": False},
+        "encode": {"@architectures": "spacy-lal.BiLSTMEncoder.v1", "width": 16, "depth": 1, "dropout": 0.0},
+    }})
+    nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": {
+        "@architectures": "spacy.Tok2VecListener.v1", "width": 16, "upstream": "tok2vec"}}})
+    words = ["Dogs", "bark", ".", "I", "like", "dogs", "."]
+    tags = ["NNS", "VBP", ".", "PRP", "VBP", "NNS", "."]
+    starts = [True, False, False, True, False, False, False]
+    examples = [Example(Doc(nlp.vocab, words=words, sent_starts=starts),
+                        Doc(nlp.vocab, words=words, tags=tags, sent_starts=starts))]
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(60):
+        nlp.update(examples, sgd=optimizer)
+    assert [t.tag_ for t in nlp(Doc(nlp.vocab, words=words, sent_starts=starts))] == tags

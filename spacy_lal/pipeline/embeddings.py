@@ -256,3 +256,66 @@ def build_bilstm_encoder(width: int, depth: int, dropout: float) -> Model[List[F
     rnn.set_dim("nO", width)
     rnn.set_dim("nI", width)
     return with_padded(with_padded(rnn))
+
+
+@registry.architectures("spacy-lal.SentenceTok2Vec.v1")
+def build_sentence_tok2vec(
+    embed: Model[List[Doc], List[Floats2d]], encode: Model[List[Floats2d], List[Floats2d]]
+) -> Model[List[Doc], List[Floats2d]]:
+    """spaCy's ``spacy.Tok2Vec.v2`` (``embed``, then ``encode``) whose encoder reads each sentence
+    of a Doc on its own, as it was trained (our corpora hold one sentence per Doc). A BiLSTM run
+    over a whole multi-sentence Doc carries state across sentence boundaries, which cost the
+    shipped parser 2.2 LAS on EWT test sentences parsed five to a Doc. Docs without sentence
+    boundaries are read whole. The same layers as ``spacy.Tok2Vec.v2``, so its saved weights load.
+    """
+    model: Model[List[Doc], List[Floats2d]] = Model(
+        "tok2vec", _sentence_tok2vec_forward, init=_sentence_tok2vec_init, layers=[embed, encode],
+        dims={"nO": encode.get_dim("nO") if encode.has_dim("nO") else None},
+    )
+    model.set_ref("embed", embed)
+    model.set_ref("encode", encode)
+    return model
+
+
+def _sentence_tok2vec_init(model: Model, X: Optional[List[Doc]] = None, Y: Any = None) -> None:
+    embed, encode = model.layers
+    embed.initialize(X=X)
+    encode.initialize(X=None if X is None else embed.predict(X))
+    if encode.has_dim("nO"):
+        model.set_dim("nO", encode.get_dim("nO"), force=True)
+
+
+def _sentence_bounds(doc: Doc) -> List[Tuple[int, int]]:
+    if len(doc) and doc.has_annotation("SENT_START"):
+        return [(sent.start, sent.end) for sent in doc.sents]
+    return [(0, len(doc))] if len(doc) else []
+
+
+def _sentence_tok2vec_forward(
+    model: Model, docs: List[Doc], is_train: bool
+) -> Tuple[List[Floats2d], Callable[[List[Floats2d]], List[Doc]]]:
+    embed, encode = model.layers
+    embedded, bp_embed = embed(docs, is_train)
+    bounds = [_sentence_bounds(doc) for doc in docs]
+    pieces = [embedded[i][start:end] for i, doc_bounds in enumerate(bounds) for start, end in doc_bounds]
+    encoded, bp_encode = encode(pieces, is_train) if pieces else ([], lambda d: [])
+    width = model.get_dim("nO") if model.has_dim("nO") else (encoded[0].shape[1] if encoded else 0)
+    xp = model.ops.xp
+    outputs, k = [], 0
+    for i, doc_bounds in enumerate(bounds):
+        parts = encoded[k : k + len(doc_bounds)]
+        k += len(doc_bounds)
+        outputs.append(xp.vstack(parts) if parts else model.ops.alloc2f(len(docs[i]), width))
+
+    def backprop(d_outputs: List[Floats2d]) -> List[Doc]:
+        d_pieces = [model.ops.as_contig(d_outputs[i][start:end])
+                    for i, doc_bounds in enumerate(bounds) for start, end in doc_bounds]
+        d_encoded = bp_encode(d_pieces) if d_pieces else []
+        d_embedded, k = [], 0
+        for i, doc_bounds in enumerate(bounds):
+            parts = d_encoded[k : k + len(doc_bounds)]
+            k += len(doc_bounds)
+            d_embedded.append(xp.vstack(parts) if parts else model.ops.alloc2f(*embedded[i].shape))
+        return bp_embed(d_embedded)
+
+    return outputs, backprop
