@@ -11,7 +11,9 @@ parser architecture concatenates them with its ``tok2vec`` output feature-wise:
 
 And a tok2vec encoder: ``spacy-lal.BiLSTMEncoder.v1``, spaCy's ``spacy.TorchBiLSTMEncoder.v1``
 (same layers, same saved weights) with the sentences packed (``spacy_lal.nn.lstm.PackedLSTM``),
-so a sentence's vectors do not depend on the sentences batched with it.
+so a sentence's vectors do not depend on the sentences batched with it; and a tok2vec,
+``spacy-lal.SentenceTok2Vec.v1``, spaCy's ``spacy.Tok2Vec.v2`` with the encoder run on each
+sentence of a Doc alone, as the models were trained.
 
 Characters are mapped to ids without a vocabulary file, so that the layer has nothing to learn at
 ``initialize`` and nothing extra to serialize: see ``char_ids``.
