@@ -293,31 +293,33 @@ def _sentence_bounds(doc: Doc) -> List[Tuple[int, int]]:
     return [(0, len(doc))] if len(doc) else []
 
 
+def _regroup(xp, pieces: List[Floats2d], counts: List[int], empty: Callable[[int], Floats2d]) -> List[Floats2d]:
+    """Per Doc, its ``counts[i]`` consecutive sentence pieces stacked (``empty(i)`` for none)."""
+    out, k = [], 0
+    for i, count in enumerate(counts):
+        parts = pieces[k : k + count]
+        k += count
+        out.append(parts[0] if count == 1 else xp.vstack(parts) if parts else empty(i))
+    return out
+
+
 def _sentence_tok2vec_forward(
     model: Model, docs: List[Doc], is_train: bool
 ) -> Tuple[List[Floats2d], Callable[[List[Floats2d]], List[Doc]]]:
     embed, encode = model.layers
     embedded, bp_embed = embed(docs, is_train)
     bounds = [_sentence_bounds(doc) for doc in docs]
+    counts = [len(doc_bounds) for doc_bounds in bounds]
     pieces = [embedded[i][start:end] for i, doc_bounds in enumerate(bounds) for start, end in doc_bounds]
     encoded, bp_encode = encode(pieces, is_train) if pieces else ([], lambda d: [])
     width = model.get_dim("nO") if model.has_dim("nO") else (encoded[0].shape[1] if encoded else 0)
     xp = model.ops.xp
-    outputs, k = [], 0
-    for i, doc_bounds in enumerate(bounds):
-        parts = encoded[k : k + len(doc_bounds)]
-        k += len(doc_bounds)
-        outputs.append(xp.vstack(parts) if parts else model.ops.alloc2f(len(docs[i]), width))
+    outputs = _regroup(xp, encoded, counts, lambda i: model.ops.alloc2f(len(docs[i]), width))
 
     def backprop(d_outputs: List[Floats2d]) -> List[Doc]:
         d_pieces = [model.ops.as_contig(d_outputs[i][start:end])
                     for i, doc_bounds in enumerate(bounds) for start, end in doc_bounds]
         d_encoded = bp_encode(d_pieces) if d_pieces else []
-        d_embedded, k = [], 0
-        for i, doc_bounds in enumerate(bounds):
-            parts = d_encoded[k : k + len(doc_bounds)]
-            k += len(doc_bounds)
-            d_embedded.append(xp.vstack(parts) if parts else model.ops.alloc2f(*embedded[i].shape))
-        return bp_embed(d_embedded)
+        return bp_embed(_regroup(xp, d_encoded, counts, lambda i: model.ops.alloc2f(*embedded[i].shape)))
 
     return outputs, backprop

@@ -90,6 +90,10 @@ class SpaAdapter(torch.nn.Module):
     ``n_labels``: the dependency labels (the transition system's labels).
     """
 
+    #: Losses are sums over the units (per-token gradients of the same scale as spaCy's tagger
+    #: sends a shared tok2vec, as ``ParserConfig.loss_reduction``); chunks are added up to match.
+    loss_reduction = "sum"
+
     def __init__(self, parser: torch.nn.Module, n_labels: int) -> None:
         super().__init__()
         if not isinstance(parser, (SpaGraphParser, SpaTransitionParser)):
@@ -107,14 +111,12 @@ class SpaAdapter(torch.nn.Module):
         return self.loss(padded, lengths, batch.targets)
 
     def loss(self, padded: torch.Tensor, lengths: torch.Tensor, targets: SpaTargets) -> torch.Tensor:
-        """Sum over the units of each one's summed loss (eq. 10 + labels, or eq. 7): per-token
-        gradients of the same scale as spaCy's tagger sends a shared tok2vec (as
-        ``ParserConfig.loss_reduction``)."""
+        """Sum over the units of each one's summed loss (eq. 10 + labels, or eq. 7)."""
         device = padded.device
         if not self.transition_based:
             heads = torch.as_tensor(targets.heads, device=device)
             labels = torch.as_tensor(targets.labels, device=device)
-            return self.parser.loss(padded, lengths, heads, labels, reduction="sum")
+            return self.parser.loss(padded, lengths, heads, labels, reduction=self.loss_reduction)
         if targets.oracle is None:
             raise ValueError("SpaAdapter: a transition-based parser trains on oracle targets")
         rows = numpy.concatenate([numpy.full(len(t), b) for b, (_, t) in enumerate(targets.oracle)])
@@ -122,7 +124,7 @@ class SpaAdapter(torch.nn.Module):
         transitions = numpy.concatenate([t for _, t in targets.oracle])
         as_long = lambda a: torch.as_tensor(a, dtype=torch.long, device=device)  # noqa: E731
         return self.parser.loss(padded, lengths, as_long(rows), as_long(features), as_long(transitions),
-                                reduction="sum")
+                                reduction=self.loss_reduction)
 
     def decode(self, padded: torch.Tensor, lengths: torch.Tensor, batch: SpaBatch) -> DecodedDependencies:
         """The dependency trees of the batch: greedy arc-standard parsing for a transition-based
