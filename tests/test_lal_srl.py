@@ -267,7 +267,13 @@ def test_bad_settings_are_clear_errors():
 
 
 @pytest.mark.parametrize(
-    "overrides", [{"top_layer": "lal", "lal_d_kv": 8, "lal_d_proj": 4}, {"sublayer": "rnn"}, {"sublayer": "cnn"}]
+    "overrides",
+    [
+        {"top_layer": "lal", "lal_d_kv": 8, "lal_d_proj": 4},
+        {"sublayer": "rnn"},
+        {"sublayer": "cnn"},
+        {"max_distance": 4, "sublayer": "rnn"},
+    ],
 )
 def test_variants_train_and_predict(overrides):
     nlp, examples = train(n_iter=2, model={**TINY, **overrides})

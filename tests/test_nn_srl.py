@@ -54,11 +54,44 @@ VARIANTS = [
     pytest.param(dict(sublayer="ffn"), id="ffn"),
     pytest.param(dict(sublayer="rnn"), id="rnn"),
     pytest.param(dict(sublayer="cnn"), id="cnn"),
+    pytest.param(dict(max_distance=2), id="distance"),
     pytest.param(dict(top_layer="lal"), id="lal", marks=needs_lal),
     pytest.param(
         dict(top_layer="lal", lal_ffn=False, lal_n_heads=3, sublayer="rnn"), id="lal-noffn", marks=needs_lal
     ),
 ]
+
+
+def test_distance_embedding_adds_the_clipped_offset_from_the_predicate():
+    torch.manual_seed(0)
+    model = DeepAtt(D_IN, 5, tiny_config(max_distance=2, n_layers=0)).eval()
+    x, mask = make_batch([6, 6])
+    rows = torch.tensor([0, 0, 1])
+    with_distance, _ = model.embed(x, mask, torch.tensor([1, 4, 0]), rows)
+    table = model.distance_embed.weight.detach().clone()
+    with torch.no_grad():
+        model.distance_embed.weight.zero_()
+    without, _ = model.embed(x, mask, torch.tensor([1, 4, 0]), rows)
+    for r, predicate in enumerate([1, 4, 0]):
+        for t in range(6):
+            expected = table[max(-2, min(2, t - predicate)) + 2]
+            assert torch.allclose(with_distance[r, t] - without[r, t], expected, atol=1e-5)
+    # A multi-token predicate (an explicit mask) is measured from its first token.
+    span = torch.zeros(3, 6, dtype=torch.bool)
+    span[0, 3:5] = span[1, 0] = span[2, 5] = True
+    with torch.no_grad():
+        model.distance_embed.weight.copy_(table)
+    by_mask, _ = model.embed(x, mask, span, rows)
+    by_mask_anchor = by_mask - model.embed(x, mask, torch.tensor([3, 0, 5]), rows)[0]
+    mask_table = model.mask_proj(model.mask_embed.weight).detach()
+    assert torch.allclose(by_mask_anchor[0, 4], mask_table[1] - mask_table[0], atol=1e-5)
+    assert torch.allclose(by_mask_anchor[0, :4], torch.zeros(4, 16), atol=1e-5)
+
+
+def test_no_distance_embedding_by_default():
+    assert DeepAtt(D_IN, 5, tiny_config()).distance_embed is None
+    with pytest.raises(ValueError, match="max_distance"):
+        tiny_config(max_distance=-1)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ def build_semantic_role_labeler(
     d_ff: Optional[int] = None,
     sublayer: Optional[str] = None,
     d_mask: Optional[int] = None,
+    max_distance: Optional[int] = None,
     top_layer: str = "softmax",
     lal_heads: Optional[int] = None,
     lal_d_kv: int = 32,
@@ -47,7 +48,8 @@ def build_semantic_role_labeler(
     8 heads, FFN 800, mask embedding 100); the other DeepAtt arguments override the preset when
     set. ``sublayer``: "ffn", "rnn" (BiLSTM) or "cnn" (GLU). ``top_layer = "lal"`` puts a Label
     Attention Layer under the softmax, with one head per BIO role label unless ``lal_heads`` is
-    set. ``dropout`` (None = the preset's 0.2 residual/input, 0.1 attention/ReLU) sets all
+    set. ``max_distance`` (None = 0, off) adds an embedding of each token's clipped offset from
+    the predicate to DeepAtt's input. ``dropout`` (None = the preset's 0.2 residual/input, 0.1 attention/ReLU) sets all
     dropouts inside the torch model: spaCy's ``training.dropout`` does not reach into it.
     ``d_head_hidden``: hidden width of the predicate-identification and sense MLPs.
     ``max_length``: longer sentences are labelled in pieces (see ``units.py``). DeepAtt's
@@ -63,6 +65,7 @@ def build_semantic_role_labeler(
         "d_ff": d_ff,
         "sublayer": sublayer,
         "d_mask": d_mask,
+        "max_distance": max_distance,
         "label_smoothing": label_smoothing,
     }
     if dropout is not None:
