@@ -1,10 +1,12 @@
-"""Speed of lal_srl with argmax against constrained BIO Viterbi decoding (Tan et al.'s Table 4).
+"""Speed of lal_srl: argmax against constrained BIO Viterbi decoding (Tan et al.'s Table 4), or
+one labeller against another.
 
     python benchmarks/srl_speed.py training/lal_srl/model-best corpus/ewt/test.spacy
+    python benchmarks/srl_speed.py NEW corpus/ewt/test.spacy --baseline OLD [--decoder viterbi]
 
-One pipeline labels the same sentences, with their gold predicates, in alternating rounds
-of the two decoders in this one process, so machine noise hits both alike; the best round of
-each counts. Prints tokens per second of each and their ratio.
+The same sentences, with their gold predicates, are labelled in alternating rounds of the two
+decoders (or of the two pipelines, with ``--baseline``) in this one process, so machine noise
+hits both alike; the best round of each counts. Prints tokens per second of each and their ratio.
 """
 import argparse
 import sys
@@ -17,40 +19,54 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pipeline")
     add_corpus_options(parser)
+    parser.add_argument("--baseline", help="a second pipeline with lal_srl: compare the two labellers")
+    parser.add_argument("--decoder", choices=["argmax", "viterbi"], default="viterbi",
+                        help="decoder of both labellers with --baseline (default: %(default)s)")
     args = parser.parse_args(argv)
 
     import spacy
     from spacy.tokens import Doc, DocBin
     from spacy_lal.pipeline.lal_srl import mark_predicates
 
-    nlp = spacy.load(args.pipeline)
-    srl = nlp.get_pipe("lal_srl")
-    srl.cfg["predicates"] = "gold"
+    def load(path: str):
+        # Only the labeller runs: the predicates are marked from the gold frames.
+        nlp = spacy.load(path)
+        nlp.select_pipes(enable=["lal_srl"])
+        nlp.get_pipe("lal_srl").cfg["predicates"] = "gold"
+        return nlp
+
+    nlp = load(args.pipeline)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     n_tokens = sum(len(d) for d in gold)
+    if args.baseline:
+        runs = {"pipeline": (nlp, args.decoder), "baseline": (load(args.baseline), args.decoder)}
+    else:
+        runs = {"argmax": (nlp, "argmax"), "viterbi": (nlp, "viterbi")}
 
-    def run(decoder: str) -> float:
-        srl.cfg["decoder"] = decoder
-        docs = [Doc(nlp.vocab, words=[t.text for t in d]) for d in gold]
+    def run(name: str) -> float:
+        pipeline, decoder = runs[name]
+        pipeline.get_pipe("lal_srl").cfg["decoder"] = decoder
+        docs = [Doc(pipeline.vocab, words=[t.text for t in d]) for d in gold]
         for doc, ref in zip(docs, gold):
             mark_predicates(doc, [frame.predicate.i for frame in ref._.srl])
         start = time.perf_counter()
-        for _ in nlp.pipe(docs, batch_size=args.batch_size):
+        for _ in pipeline.pipe(docs, batch_size=args.batch_size):
             pass
         return time.perf_counter() - start
 
-    best = {"argmax": float("inf"), "viterbi": float("inf")}
+    best = {name: float("inf") for name in runs}
     for _ in range(args.rounds):
-        for decoder in best:
-            best[decoder] = min(best[decoder], run(decoder))
-    for decoder, seconds in best.items():
-        print(f"{decoder:<8} {n_tokens / seconds:>9.0f} tokens/s  ({n_tokens} tokens, best of {args.rounds})")
-    ratio = best["argmax"] / best["viterbi"]
-    print(f"ratio viterbi / argmax speed: {ratio:.3f}")
+        for name in best:
+            best[name] = min(best[name], run(name))
+    for name, seconds in best.items():
+        print(f"{name:<8} {n_tokens / seconds:>9.0f} tokens/s  ({n_tokens} tokens, best of {args.rounds})")
+    first, second = best
+    ratio = best[second] / best[first]
+    print(f"ratio {first} / {second} speed: {ratio:.3f}")
     write_json(args.output, {
         "tokens": n_tokens,
-        "tokens_per_second": {d: round(n_tokens / s, 1) for d, s in best.items()},
-        "ratio_viterbi_to_argmax": round(ratio, 3),
+        "tokens_per_second": {name: round(n_tokens / s, 1) for name, s in best.items()},
+        f"ratio_{first}_to_{second}": round(ratio, 3),
     })
     return 0
 
