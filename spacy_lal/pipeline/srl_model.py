@@ -49,8 +49,9 @@ def build_semantic_role_labeler(
     set. ``sublayer``: "ffn", "rnn" (BiLSTM) or "cnn" (GLU). ``top_layer = "lal"`` puts a Label
     Attention Layer under the softmax, with one head per BIO role label unless ``lal_heads`` is
     set. ``max_distance`` (None = 0, off) adds an embedding of each token's clipped offset from
-    the predicate to DeepAtt's input. ``dropout`` (None = the preset's 0.2 residual/input, 0.1 attention/ReLU) sets all
-    dropouts inside the torch model: spaCy's ``training.dropout`` does not reach into it.
+    the predicate to DeepAtt's input. ``dropout`` (None = the preset's 0.2 residual/input, 0.1
+    attention/ReLU) sets all dropouts inside the torch model: spaCy's ``training.dropout`` does
+    not reach into it.
     ``d_head_hidden``: hidden width of the predicate-identification and sense MLPs.
     ``max_length``: longer sentences are labelled in pieces (see ``units.py``). DeepAtt's
     sinusoidal timing signal has no length limit: this only bounds memory (attention is
