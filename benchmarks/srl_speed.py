@@ -3,10 +3,13 @@ one labeller against another.
 
     python benchmarks/srl_speed.py training/lal_srl/model-best corpus/ewt/test.spacy
     python benchmarks/srl_speed.py NEW corpus/ewt/test.spacy --baseline OLD [--decoder viterbi]
+    python benchmarks/srl_speed.py PIPELINE corpus/ewt/test.spacy --baseline-one-pass
 
 The same sentences, with their gold predicates, are labelled in alternating rounds of the two
-decoders (or of the two pipelines, with ``--baseline``) in this one process, so machine noise
-hits both alike; the best round of each counts. Prints tokens per second of each and their ratio.
+decoders (or of the two pipelines, with ``--baseline``; or of the pipeline and the same weights
+run in one forward pass per ``nlp.pipe`` batch, as before length-sorted chunks, with
+``--baseline-one-pass``) in this one process, so machine noise hits both alike; the best round of
+each counts. Prints tokens per second of each and their ratio.
 """
 import argparse
 import sys
@@ -19,7 +22,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pipeline")
     add_corpus_options(parser)
-    parser.add_argument("--baseline", help="a second pipeline with lal_srl: compare the two labellers")
+    baseline = parser.add_mutually_exclusive_group()
+    baseline.add_argument("--baseline", help="a second pipeline with lal_srl: compare the two labellers")
+    baseline.add_argument("--baseline-one-pass", action="store_true",
+                          help="compare with the same labeller run in one pass per nlp.pipe batch")
     parser.add_argument("--decoder", choices=["argmax", "viterbi"], default="viterbi",
                         help="decoder of both labellers with --baseline (default: %(default)s)")
     args = parser.parse_args(argv)
@@ -28,18 +34,23 @@ def main(argv=None) -> int:
     from spacy.tokens import Doc, DocBin
     from spacy_lal.pipeline.lal_srl import mark_predicates
 
-    def load(path: str):
+    def load(path: str, one_pass: bool = False):
         # Only the labeller runs: the predicates are marked from the gold frames.
         nlp = spacy.load(path)
         nlp.select_pipes(enable=["lal_srl"])
-        nlp.get_pipe("lal_srl").cfg["predicates"] = "gold"
+        srl = nlp.get_pipe("lal_srl")
+        srl.cfg["predicates"] = "gold"
+        if one_pass:
+            srl.model.attrs["max_chart_cells"] = 0
+            srl.BUCKET_BATCHES = 1
         return nlp
 
     nlp = load(args.pipeline)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     n_tokens = sum(len(d) for d in gold)
-    if args.baseline:
-        runs = {"pipeline": (nlp, args.decoder), "baseline": (load(args.baseline), args.decoder)}
+    if args.baseline or args.baseline_one_pass:
+        other = load(args.pipeline, one_pass=True) if args.baseline_one_pass else load(args.baseline)
+        runs = {"pipeline": (nlp, args.decoder), "baseline": (other, args.decoder)}
     else:
         runs = {"argmax": (nlp, "argmax"), "viterbi": (nlp, "viterbi")}
 

@@ -130,6 +130,32 @@ def test_overfit_with_predicted_predicates(trained, decoder):
     assert scores["srl_pred_f"] == 1.0 and scores["srl_sense_acc"] == 1.0 and scores["srl_f"] == 1.0
 
 
+@pytest.mark.parametrize("predicates", ["gold", "predicted"])
+def test_chunked_forward_matches_one_pass(trained, predicates):
+    """max_chart_cells runs the sentences in length-sorted chunks: the same frames, in the same
+    order, and the same loss as one pass (each chunk divides by the whole batch's counts)."""
+    nlp, examples = trained
+    srl = nlp.get_pipe("lal_srl")
+    model = srl.model
+    docs = [eg.predicted for eg in with_gold_predicates(examples)] if predicates == "gold" else raw_docs(nlp)
+    srl.cfg["predicates"] = predicates
+    cells = model.attrs["max_chart_cells"]
+    try:
+        one_pass = srl.predict(docs)
+        batch = srl._training_batch(examples, one_pass.units)
+        loss_one, _ = model.begin_update((docs, one_pass.units, batch))
+        model.attrs["max_chart_cells"] = 1  # every sentence in its own chunk
+        chunked = srl.predict(docs)
+        loss_chunked, _ = model.begin_update((docs, one_pass.units, batch))
+    finally:
+        model.attrs["max_chart_cells"] = cells
+        srl.cfg["predicates"] = "gold"
+    a, b = one_pass.decoded, chunked.decoded
+    assert len(a.units) > len(set(a.units)) > 1  # several sentences, some with several predicates
+    assert (a.units, a.positions, a.tags, a.senses) == (b.units, b.positions, b.tags, b.senses)
+    assert loss_chunked == pytest.approx(loss_one, rel=1e-4, abs=1e-5)
+
+
 def test_gold_mode_without_frames_identifies_predicates(trained):
     nlp, _ = trained
     assert label(nlp, raw_docs(nlp)) == expected_frames(nlp.vocab)

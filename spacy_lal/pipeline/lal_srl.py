@@ -116,7 +116,11 @@ class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.srl``)."""
 
     RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans")
-    RUNTIME_ATTRS = ("max_length",)  # DeepAtt's timing signal is sinusoidal: no learned table
+    # max_length has no learned table behind it: DeepAtt's timing signal is sinusoidal.
+    RUNTIME_ATTRS = ("max_length", "max_chart_cells")
+    # Units of 8 batches are length-sorted together (max_chart_cells): every predicate's row is
+    # padded to its chunk's longest sentence, so the fewer lengths a chunk mixes, the less work.
+    BUCKET_BATCHES = 8
     LONG_SENTENCES = "each piece is labelled on its own, a predicate's arguments found within its piece"
     LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}}
 

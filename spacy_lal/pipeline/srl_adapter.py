@@ -9,7 +9,7 @@ role, predicate and sense losses, each defined once in ``spacy_lal.nn.srl``) or,
 whose arguments are allowed spans such as the tree's constituents; ``spacy_lal.decode``) and
 senses.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
 
 import numpy
@@ -28,8 +28,16 @@ class SrlTargets:
     in unit-then-list order."""
 
     roles: numpy.ndarray  # (R, T) int64 BIO label ids; IGNORE on padding and skipped labels
-    is_predicate: numpy.ndarray  # (N, T) int64 0/1 per word; IGNORE where unknown
+    is_predicate: numpy.ndarray  # (N, T) int64 0/1 per word; IGNORE on padding and where unknown
     senses: numpy.ndarray  # (R,) int64 sense-class ids; IGNORE where unknown
+    # How many role, predicate-flag and sense targets the batch's three mean losses divide by.
+    # A length-sorted chunk (``select``) keeps its whole batch's counts, so that the chunks'
+    # losses add up to the batch's means exactly.
+    totals: Optional[Tuple[int, int, int]] = None
+
+    def __post_init__(self) -> None:
+        if self.totals is None:
+            self.totals = tuple(int((a != IGNORE).sum()) for a in (self.roles, self.is_predicate, self.senses))
 
 
 @dataclass
@@ -47,6 +55,22 @@ class SrlBatch:
     targets: Optional[SrlTargets] = None
     spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None
 
+    def select(self, units: Sequence[int], width: int) -> "SrlBatch":
+        """The batch of ``units`` (a length-sorted chunk, ``torch_bridge.forward_units``).
+        ``width`` is the chunk's longest unit + 1, as for the parsers' head arrays; the word
+        targets here have one column per word."""
+        pick = lambda per_unit: None if per_unit is None else [per_unit[u] for u in units]  # noqa: E731
+        targets = self.targets
+        if targets is not None:
+            # Rows are (unit, predicate) pairs in unit-then-list order: unit u owns a range.
+            starts = numpy.cumsum([0] + [len(p or ()) for p in self.predicates])
+            rows = numpy.asarray([r for u in units for r in range(starts[u], starts[u + 1])], dtype="int64")
+            targets = SrlTargets(
+                targets.roles[rows, : width - 1], targets.is_predicate[units, : width - 1], targets.senses[rows],
+                totals=targets.totals,
+            )
+        return replace(self, predicates=pick(self.predicates), targets=targets, spans=pick(self.spans))
+
 
 @dataclass
 class DecodedFrames:
@@ -58,9 +82,25 @@ class DecodedFrames:
     tags: List[List[int]]
     senses: List[Optional[int]]
 
+    @classmethod
+    def merge(cls, parts: Sequence["DecodedFrames"], chunks: Sequence[Sequence[int]], n: int) -> "DecodedFrames":  # noqa: ARG003
+        """Put the decoded chunks back in unit order (a unit's rows keep their order), so that
+        frames reach ``doc._.srl`` in the order one pass gives."""
+        rows = [
+            (chunk[u], position, tags, sense)
+            for part, chunk in zip(parts, chunks)
+            for u, position, tags, sense in zip(part.units, part.positions, part.tags, part.senses)
+        ]
+        rows.sort(key=lambda row: row[0])  # stable: rows of one unit stay in predicate order
+        return cls(*(list(column) for column in zip(*rows))) if rows else cls([], [], [], [])
+
 
 class SrlAdapter(torch.nn.Module):
     """Runs the SRL heads for spaCy: the summed loss in training, decoded frames otherwise."""
+
+    #: Length-sorted chunks' losses are added up (``torch_bridge.forward_units``): each chunk
+    #: divides by its whole batch's target counts, so the sum is the batch's mean losses.
+    loss_reduction = "sum"
 
     def __init__(
         self,
@@ -100,14 +140,18 @@ class SrlAdapter(torch.nn.Module):
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
     def loss(self, targets: SrlTargets, mask, rows, predicate_logits, role_logits, sense_logits) -> torch.Tensor:
+        """Mean role, predicate and sense losses, each summed here and divided by the count of
+        its targets in the whole batch (``SrlTargets.totals``), so that chunks add up exactly."""
         device = predicate_logits.device
+        n_roles, n_flags, n_senses = (max(total, 1) for total in targets.totals)
         is_predicate = torch.as_tensor(targets.is_predicate, device=device)
-        loss = self.identifier.loss(predicate_logits, is_predicate, mask)
+        loss = self.identifier.loss(predicate_logits, is_predicate, mask, reduction="sum") / n_flags
         if role_logits is not None:
             roles = torch.as_tensor(targets.roles, device=device)
-            loss = loss + self.tagger.loss(role_logits, roles, mask.index_select(0, rows))
+            loss = loss + self.tagger.loss(role_logits, roles, mask.index_select(0, rows), reduction="sum") / n_roles
         if sense_logits is not None:
-            loss = loss + self.sense.loss(sense_logits, torch.as_tensor(targets.senses, device=device))
+            senses = torch.as_tensor(targets.senses, device=device)
+            loss = loss + self.sense.loss(sense_logits, senses, reduction="sum") / n_senses
         return loss
 
     def decode(self, rows, positions, lengths, role_logits, sense_logits, decoder: str, spans=None) -> DecodedFrames:
