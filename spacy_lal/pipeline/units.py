@@ -11,7 +11,7 @@ and a crash on one long line of a big corpus is the worst outcome for a user.
 """
 import logging
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, List, Optional, Sequence, Sized
 
 from spacy.tokens import Doc
 
@@ -92,10 +92,11 @@ def make_units(
     return units
 
 
-def length_sorted_chunks(units: Sequence[Unit], max_cells: int) -> List[List[int]]:
-    """Indices of ``units`` sorted by length and cut into chunks whose padded size
-    ``len(chunk) * (longest + 1) ** 2`` stays within ``max_cells`` (a chunk holds at least one
-    unit): sorting keeps padding small, the bound keeps span charts in memory."""
+def length_sorted_chunks(units: Sequence[Sized], max_cells: int) -> List[List[int]]:
+    """Indices of ``units`` (or of any sequences: sentences' vectors) sorted by length and cut
+    into chunks whose padded size ``len(chunk) * (longest + 1) ** 2`` stays within ``max_cells``
+    (a chunk holds at least one unit): sorting keeps padding small, the bound keeps span charts
+    in memory."""
     order = sorted(range(len(units)), key=lambda b: len(units[b]))
     chunks: List[List[int]] = []
     for b in order:
