@@ -1,6 +1,6 @@
 """Re-run Table 2 of Zhou et al. (2018, SPA-DP) on EWT at equal training time.
 
-    python scripts/spa_table2.py --budget 1200 --output metrics/spa_table2.json
+    python scripts/spa_table2.py --budget 900 --output metrics/spa_table2.json
     python scripts/spa_table2.py --budget 60 --parsing graph --encoders birnn bot   # a smoke run
 
 For each parsing (graph, transition) and encoder (BiRNN, + vanilla attention, + ToB-SPA, + BoT-SPA)
