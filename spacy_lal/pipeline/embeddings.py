@@ -44,6 +44,8 @@ from thinc.api import (
 )
 from thinc.types import Floats2d, Ints2d, Padded
 
+from .gemm import use_torch_gemm
+
 # Knuth's multiplicative hash constant (2^32 / golden ratio): spreads neighbouring code points of
 # one script over the buckets instead of aliasing them onto one run of ids.
 _HASH_MULTIPLIER = 2654435761
@@ -269,6 +271,7 @@ def build_sentence_tok2vec(
     over a whole multi-sentence Doc carries state across sentence boundaries, which cost the
     shipped parser 2.2 LAS on EWT test sentences parsed five to a Doc. Docs without sentence
     boundaries are read whole. The same layers as ``spacy.Tok2Vec.v2``, so its saved weights load.
+    Its Thinc layers multiply through torch on CPU (``gemm.TorchGemmOps``: same products, faster).
     """
     model: Model[List[Doc], List[Floats2d]] = Model(
         "tok2vec", _sentence_tok2vec_forward, init=_sentence_tok2vec_init, layers=[embed, encode],
@@ -276,7 +279,7 @@ def build_sentence_tok2vec(
     )
     model.set_ref("embed", embed)
     model.set_ref("encode", encode)
-    return model
+    return use_torch_gemm(model)
 
 
 def _sentence_tok2vec_init(model: Model, X: Optional[List[Doc]] = None, Y: Any = None) -> None:
