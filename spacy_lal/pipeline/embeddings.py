@@ -290,7 +290,8 @@ def _sentence_tok2vec_init(model: Model, X: Optional[List[Doc]] = None, Y: Any =
         model.set_dim("nO", encode.get_dim("nO"), force=True)
 
 
-def _sentence_bounds(doc: Doc) -> List[Tuple[int, int]]:
+def sentence_bounds(doc: Doc) -> List[Tuple[int, int]]:
+    """(start, end) of each sentence of ``doc`` (the whole Doc without sentence boundaries)."""
     if len(doc) and doc.has_annotation("SENT_START"):
         return [(sent.start, sent.end) for sent in doc.sents]
     return [(0, len(doc))] if len(doc) else []
@@ -311,7 +312,7 @@ def _sentence_tok2vec_forward(
 ) -> Tuple[List[Floats2d], Callable[[List[Floats2d]], List[Doc]]]:
     embed, encode = model.layers
     embedded, bp_embed = embed(docs, is_train)
-    bounds = [_sentence_bounds(doc) for doc in docs]
+    bounds = [sentence_bounds(doc) for doc in docs]
     counts = [len(doc_bounds) for doc_bounds in bounds]
     pieces = [embedded[i][start:end] for i, doc_bounds in enumerate(bounds) for start, end in doc_bounds]
     encoded, bp_encode = encode(pieces, is_train) if pieces else ([], lambda d: [])
