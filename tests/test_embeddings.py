@@ -310,3 +310,22 @@ def test_sentence_tok2vec_trains_a_tagger():
     for _ in range(60):
         nlp.update(examples, sgd=optimizer)
     assert [t.tag_ for t in nlp(Doc(nlp.vocab, words=words, sent_starts=starts))] == tags
+
+
+def test_sentence_tok2vec_predicts_in_slices_with_the_same_vectors(monkeypatch):
+    """At prediction the Docs are read a few thousand tokens at a time; every Doc's vectors are
+    those of reading all Docs at once (empty Docs and a Doc longer than a slice included)."""
+    import spacy_lal.pipeline.embeddings as embeddings
+
+    vocab = spacy.blank("en").vocab
+    model = _bilstm_tok2vec("spacy-lal.SentenceTok2Vec.v1")
+    lengths = [3, 0, 7, 2, 12, 1, 5]
+    docs = [Doc(vocab, words=[f"w{k}" for k in range(n)]) for n in lengths]
+    model.initialize(X=docs)
+    whole = model.predict(docs)
+    monkeypatch.setattr(embeddings, "PREDICT_SLICE_TOKENS", 6)
+    assert [len(part) for part in embeddings._slices(docs, 6)] == [2, 1, 1, 1, 2]
+    sliced = model.predict(docs)
+    assert [a.shape for a in sliced] == [(n, 8) for n in lengths]
+    for a, b in zip(sliced, whole):
+        numpy.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
