@@ -23,7 +23,7 @@ its weights are not saved with the pipeline. Each sentence of a Doc is encoded a
 """
 from collections import OrderedDict
 from functools import lru_cache
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.tokens import Doc
