@@ -30,14 +30,7 @@ from spacy_lal.nn.spa import (
 ATOL = 1e-5
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """These tensors are tiny: intra-op threads only cost synchronisation (10x slower steps on a
-    loaded 2-core machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 # Five EWT-style sentences: words, heads (1-based, 0 = ROOT), UD labels; all projective.
 SENTENCES = [

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy
 import pytest
 import spacy
-import torch
 from spacy.tokens import Doc, DocBin
 from spacy.training import Example
 from thinc.api import Config
@@ -33,13 +32,7 @@ TINY = {
 }
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny tensors: intra-op threads only cost synchronisation on a loaded 2-core machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def ewt_examples(nlp):
