@@ -100,6 +100,19 @@ def test_words_sentences_and_windows(vocab):
     assert long in encoder._cache and encoder([long])[0].shape == (300, 7, 384)
 
 
+def test_a_mix_of_lower_layers_runs_only_those_layers_with_the_same_features(vocab):
+    """Mixing hidden states 0-2 truncates the encoder to its first two blocks; their features equal
+    the whole encoder's."""
+    docs = [Doc(vocab, words=["The", "man", "who", "sold", "me", "the", "car", "lives", "here", "."])]
+    whole, lower = _features(), _features(layers=[0, 2])
+    whole.initialize(X=docs)
+    lower.initialize(X=docs)
+    assert len(_encoder(lower).model.encoder.layer) == 2 and len(_encoder(whole).model.encoder.layer) == 6
+    words = tuple(t.text for t in docs[0])
+    numpy.testing.assert_allclose(_encoder(lower)([words])[0], _encoder(whole)([words])[0][:, [0, 2]],
+                                  rtol=1e-5, atol=1e-5)
+
+
 def test_a_tagger_learns_through_it_and_round_trips(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec", config={"model": {

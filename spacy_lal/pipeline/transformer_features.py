@@ -60,6 +60,7 @@ class FrozenEncoder:
         n_layers = self.model.config.num_hidden_layers + 1
         if not self.layers or min(self.layers) < 0 or max(self.layers) >= n_layers:
             raise ValueError(f"layers must be between 0 and {n_layers - 1} for {path}, got {self.layers}")
+        self._drop_unused_layers(max(self.layers))
         self.width = int(self.model.config.hidden_size)
         # Two positions go to [CLS] and [SEP].
         self.max_pieces = int(min(self.model.config.max_position_embeddings, 512)) - 2
@@ -67,6 +68,18 @@ class FrozenEncoder:
         self.cache_words = cache_words
         self._cache: "OrderedDict[Sentence, numpy.ndarray]" = OrderedDict()
         self._cached_words = 0
+
+    def _drop_unused_layers(self, last: int) -> None:
+        """Run the encoder only up to hidden state ``last``: a mix of the lower layers (where a
+        sentence encoder's syntax is, issue #17's probe) then costs those layers alone. Done for
+        encoders that keep their layers in ``encoder.layer`` (BERT, MiniLM, RoBERTa); others run
+        whole, with the same features."""
+        import torch
+
+        blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
+        if isinstance(blocks, torch.nn.ModuleList) and last < len(blocks):
+            self.model.encoder.layer = blocks[:last]
+            self.model.config.num_hidden_layers = last
 
     def __call__(self, sentences: List[Sentence]) -> List[numpy.ndarray]:
         missing = sorted({s for s in sentences if s not in self._cache}, key=len)
