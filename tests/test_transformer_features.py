@@ -113,6 +113,23 @@ def test_a_mix_of_lower_layers_runs_only_those_layers_with_the_same_features(voc
                                   rtol=1e-5, atol=1e-5)
 
 
+def test_the_cache_size_comes_from_the_config_not_the_saved_model(vocab):
+    """A pipeline trained with a cache and shipped with ``cache_words = 0`` must not cache (and
+    hold gigabytes) because its saved model remembers the training value."""
+    docs = [Doc(vocab, words=["Dogs", "bark", "."])]
+    trained = registry.resolve({"t": {"@architectures": "spacy-lal.TransformerFeatures.v1", "embed": EMBED,
+                                      "layers": [0, 1], "cache_words": 1000}})["t"]
+    trained.initialize(X=docs)
+    trained.predict(docs)
+    assert ("Dogs", "bark", ".") in _encoder(trained)._cache
+    shipped = registry.resolve({"t": {"@architectures": "spacy-lal.TransformerFeatures.v1", "embed": EMBED,
+                                      "layers": [0, 1], "cache_words": 0}})["t"]
+    shipped.from_bytes(trained.to_bytes())
+    assert shipped.attrs["cache_words"] == 0 and _encoder(shipped).cache_words == 0
+    numpy.testing.assert_array_equal(shipped.predict(docs)[0], trained.predict(docs)[0])
+    assert not _encoder(shipped)._cache
+
+
 def test_a_missing_encoder_package_is_a_clear_error(vocab):
     model = registry.resolve({"t": {"@architectures": "spacy-lal.TransformerFeatures.v1", "embed": EMBED,
                                     "name": "no-such-encoder-package"}})["t"]

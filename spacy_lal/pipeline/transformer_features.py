@@ -27,9 +27,11 @@ from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
+import srsly
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model
+from thinc.model import deserialize_attr, serialize_attr
 from thinc.types import Floats2d
 
 from .embeddings import sentence_bounds
@@ -181,6 +183,22 @@ def _frozen_encoder(name: str, layers: Optional[Tuple[int, ...]], cache_words: i
     return FrozenEncoder(path, layers, cache_words)
 
 
+class ConfigSetting(int):
+    """A model attribute that only the config sets: it is saved with the model, but a loaded
+    model keeps the value its config gave (a cache size chosen for parsing must not be undone by
+    the one the model was trained with)."""
+
+
+@serialize_attr.register(ConfigSetting)
+def _serialize_config_setting(_: ConfigSetting, value: ConfigSetting, name: str, model: Model) -> bytes:
+    return srsly.msgpack_dumps(int(value))
+
+
+@deserialize_attr.register(ConfigSetting)
+def _deserialize_config_setting(current: ConfigSetting, value: bytes, name: str, model: Model) -> ConfigSetting:
+    return current
+
+
 @registry.architectures("spacy-lal.TransformerFeatures.v1")
 def build_transformer_features(
     embed: Model[List[Doc], List[Floats2d]],
@@ -199,7 +217,8 @@ def build_transformer_features(
         cache_words: how many words' features to keep, least recently used first out (float16,
             ``2 * len(layers) * d`` bytes a word: 250k words of MiniLM's 7 layers take 1.3 GB,
             enough for EWT train and dev, 229k words). A training corpus larger than the cache is
-            encoded again at every epoch; set 0 to keep nothing (parsing text once).
+            encoded again at every epoch; set 0 to keep nothing (parsing text once). Only the
+            config sets it: a saved pipeline loads with its config's value, not the trained one.
     """
     model: Model[List[Doc], List[Floats2d]] = Model(
         "transformer_features",
@@ -208,7 +227,7 @@ def build_transformer_features(
         layers=[embed],
         params={"W": None, "b": None, "mix": None, "gamma": None},
         dims={"nO": embed.get_dim("nO") if embed.has_dim("nO") else None, "nF": None},
-        attrs={"name": name, "layers": None if layers is None else list(layers), "cache_words": cache_words},
+        attrs={"name": name, "layers": None if layers is None else list(layers), "cache_words": ConfigSetting(cache_words)},
     )
     model.set_ref("embed", embed)
     return model
