@@ -3,7 +3,7 @@ from typing import Any
 
 from .extensions import register_extensions
 
-__all__ = ["load", "pipeline_path", "parse_with_constraints"]
+__all__ = ["load", "pipeline_path", "shipped_pipelines", "parse_with_constraints"]
 __version__ = "0.1.0.dev0"
 
 register_extensions()

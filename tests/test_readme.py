@@ -60,6 +60,17 @@ def test_readme_parse_command_prints_tree_dependencies_and_roles():
     assert "roles:" in out and "[V " in out and "[ARG" in out
 
 
+@pytest.mark.skipif("en_lal_ewt_trf" not in shipped_pipelines(), reason="en_lal_ewt_trf is not built")
+def test_readme_trf_command_parses_dogs_bark_as_a_sentence():
+    pytest.importorskip("transformers")
+    blocks = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf8"), flags=re.S)
+    (command,) = [b for b in blocks if "--model en_lal_ewt_trf" in b]
+    (step,) = after_install(command)
+    assert step == 'python -m spacy_lal parse "Dogs bark." --model en_lal_ewt_trf'
+    out = run([sys.executable, "-m", "spacy_lal", "parse", "Dogs bark.", "--model", "en_lal_ewt_trf"])
+    assert "tree:\n  (S (NP (NNS Dogs)) (VP (VBP bark)) (. .))" in out, out
+
+
 @pytest.mark.skipif(ASSETS is None, reason="needs the EWT treebanks (../shared/assets or SPACY_LAL_ASSETS)")
 def test_demo_workflow(tmp_path):
     """`spacy project run demo` in a fresh copy of the project: corpus, training, parse."""
