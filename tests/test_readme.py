@@ -64,7 +64,7 @@ def test_readme_parse_command_prints_tree_dependencies_and_roles():
 def test_readme_trf_command_parses_dogs_bark_as_a_sentence():
     pytest.importorskip("transformers")
     blocks = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf8"), flags=re.S)
-    (command,) = [b for b in blocks if "--model en_lal_ewt_trf" in b]
+    (command,) = [b for b in blocks if "spacy_lal parse" in b and "--model en_lal_ewt_trf" in b]
     (step,) = after_install(command)
     assert step == 'python -m spacy_lal parse "Dogs bark." --model en_lal_ewt_trf'
     out = run([sys.executable, "-m", "spacy_lal", "parse", "Dogs bark.", "--model", "en_lal_ewt_trf"])
