@@ -63,6 +63,7 @@ def main(argv=None) -> int:
     import spacy_lal
     from spacy_lal.corpus_parse import parse_corpus
     from spacy_lal.corpus_parse.worker import load_pipeline
+    from spacy_lal.pipeline.transformer_features import clear_feature_caches
 
     texts = read_texts(args.corpus, args.limit)
     nlp = load_pipeline(args.model)
@@ -82,11 +83,14 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
     for r in range(args.rounds):
+        # Frozen transformer features are cached per process: no run may read an earlier one's.
+        clear_feature_caches(nlp)
         start = time.perf_counter()
         n_words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=args.batch_size))
         speed.setdefault("nlp.pipe", []).append(n_words / (time.perf_counter() - start))
         runs = [("local", "local", None)] + [(f"ray x{n}", "ray", n) for n in args.workers]
         for name, engine, workers in runs:
+            clear_feature_caches(nlp)
             cpu = time.process_time()
             summary = parse_corpus(source, tmp / f"{name}-{r}", model=args.model, engine=engine, workers=workers,
                                    batch_size=args.batch_size, shard_size=args.limit, progress=False)

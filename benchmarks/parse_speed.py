@@ -50,6 +50,7 @@ def main(argv=None) -> int:
 
     import spacy_lal
     from decoders import decode_share
+    from spacy_lal.pipeline.transformer_features import clear_feature_caches
 
     torch.set_num_threads(args.threads)
 
@@ -76,6 +77,7 @@ def main(argv=None) -> int:
 
     def run(nlp) -> float:
         docs = [Doc(nlp.vocab, words=w) for w in words]
+        clear_feature_caches(nlp)  # a round must not read the frozen features of the one before
         start = time.perf_counter()
         for _ in nlp.pipe(docs, batch_size=args.batch_size):
             pass

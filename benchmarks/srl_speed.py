@@ -33,6 +33,7 @@ def main(argv=None) -> int:
     import spacy
     from spacy.tokens import Doc, DocBin
     from spacy_lal.pipeline.lal_srl import mark_predicates
+    from spacy_lal.pipeline.transformer_features import clear_feature_caches
 
     def load(path: str, one_pass: bool = False):
         # Only the labeller runs: the predicates are marked from the gold frames.
@@ -60,6 +61,7 @@ def main(argv=None) -> int:
         docs = [Doc(pipeline.vocab, words=[t.text for t in d]) for d in gold]
         for doc, ref in zip(docs, gold):
             mark_predicates(doc, [frame.predicate.i for frame in ref._.srl])
+        clear_feature_caches(pipeline)  # a round must not read the frozen features of the one before
         start = time.perf_counter()
         for _ in pipeline.pipe(docs, batch_size=args.batch_size):
             pass

