@@ -3,6 +3,8 @@
     python benchmarks/parse_speed.py corpus/ewt/test.spacy
     python benchmarks/parse_speed.py corpus/ewt/test.spacy --ours training/lal_parser/model-best \\
         --baseline training/spacy_parser/model-best
+    python benchmarks/parse_speed.py corpus/ewt/test.spacy --no-srl --ours spacy_lal/pipelines/en_lal_ewt \
+        --ours training/lal_parser_fast/model-best      # two of ours in the same rounds
 
 Timed, in alternating rounds so that machine noise hits all alike (the median round counts):
 - ``lal_parser``: our pipeline without lal_srl and the lemmatizer (tok2vec, tagger, lal_parser);
@@ -32,7 +34,9 @@ BASELINE_PIPES = ("tok2vec", "tagger", "parser")
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_corpus_options(parser)
-    parser.add_argument("--ours", help="our pipeline (default: the shipped en_lal_ewt)")
+    parser.add_argument("--ours", action="append", type=Path,
+                        help="our pipeline (default: the shipped en_lal_ewt); give it again to time several "
+                             "in the same rounds, each named by its folder")
     parser.add_argument("--baseline", default=BASELINE, help=f"spaCy's parser pipeline (default {BASELINE})")
     parser.add_argument("--no-srl", action="store_true", help="time only the parser pipeline against spaCy's")
     parser.add_argument("--quantize", action="store_true", help="also time lal_parser decoding with int8 weights")
@@ -54,24 +58,28 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
 
-    ours = args.ours or spacy_lal.pipeline_path()
     parser_only = ["lal_srl", "trainable_lemmatizer", "lemmatizer"]
-    pipelines = {"lal_parser": spacy.load(ours, exclude=parser_only)}
-    if args.quantize:
-        int8 = {"components": {"lal_parser": {"quantize": True}}}
-        pipelines["lal_parser int8"] = spacy.load(ours, exclude=parser_only, config=int8)
-    if args.blis:
-        pipelines["lal_parser BLIS"] = on_blis(spacy.load(ours, exclude=parser_only))
-    if not args.no_srl:
-        pipelines["lal all"] = spacy.load(ours)
-        if "lal_srl" in pipelines["lal all"].pipe_names:
-            pipelines["lal all"].get_pipe("lal_srl").cfg["predicates"] = "predicted"
+    pipelines = {}
+    for ours in args.ours or [spacy_lal.pipeline_path()]:
+        # Training output folders are all called model-best: name them by their run.
+        suffix = "" if len(args.ours or []) < 2 else f" [{ours.parent.name if ours.name.startswith('model-') else ours.name}]"
+        pipelines[f"lal_parser{suffix}"] = spacy.load(ours, exclude=parser_only)
+        if args.quantize:
+            int8 = {"components": {"lal_parser": {"quantize": True}}}
+            pipelines[f"lal_parser int8{suffix}"] = spacy.load(ours, exclude=parser_only, config=int8)
+        if args.blis:
+            pipelines[f"lal_parser BLIS{suffix}"] = on_blis(spacy.load(ours, exclude=parser_only))
+        if not args.no_srl:
+            whole = pipelines[f"lal all{suffix}"] = spacy.load(ours)
+            if "lal_srl" in whole.pipe_names:
+                whole.get_pipe("lal_srl").cfg["predicates"] = "predicted"
+    first = next(iter(pipelines))
     baseline = spacy.load(args.baseline)
     pipelines["spaCy parser"] = spacy.load(
         args.baseline, exclude=[name for name in baseline.component_names if name not in BASELINE_PIPES]
     )
     print("pipelines:", {name: nlp.pipe_names for name, nlp in pipelines.items()}, f"torch threads: {args.threads}")
-    gold = list(DocBin().from_disk(args.corpus).get_docs(pipelines["lal_parser"].vocab))[: args.limit]
+    gold = list(DocBin().from_disk(args.corpus).get_docs(pipelines[first].vocab))[: args.limit]
     words = [[t.text for t in d] for d in gold]
     n_words = sum(len(w) for w in words)
 
@@ -91,14 +99,15 @@ def main(argv=None) -> int:
         for name, nlp in pipelines.items():
             seconds[name].append(run(nlp))
     speed = {name: n_words / statistics.median(times) for name, times in seconds.items()}
+    width = max(map(len, speed))
     for name, wps in speed.items():
-        print(f"{name:<13} {wps:>9.0f} words/s  (median of {args.rounds} rounds, {n_words} words)")
+        print(f"{name:<{width}} {wps:>9.0f} words/s  (median of {args.rounds} rounds, {n_words} words)")
     base = speed["spaCy parser"]
     ratios = {f"{name} / spaCy parser": round(wps / base, 3) for name, wps in speed.items() if name != "spaCy parser"}
     for name, ratio in ratios.items():
         print(f"ratio {name}: {ratio:.3f}")
-    share = decode_share(lambda: run(pipelines["lal_parser"]), repeats=1)
-    print(f"decoding share of lal_parser's parse time: {100 * share['share']:.2f}%")
+    share = decode_share(lambda: run(pipelines[first]), repeats=1)
+    print(f"decoding share of {first}'s parse time: {100 * share['share']:.2f}%")
     write_json(args.output, {
         "words": n_words,
         "words_per_second": {name: round(wps, 1) for name, wps in speed.items()},
