@@ -28,6 +28,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
+from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model
@@ -241,11 +242,11 @@ def build_transformer_features(
     return model
 
 
-def clear_feature_caches(nlp: Any) -> None:
+def clear_feature_caches(nlp: Language) -> None:
     """Forget the cached features of every ``TransformerFeatures`` layer in ``nlp``'s components
     (benchmarks that parse the same sentences in several rounds call it between rounds)."""
-    for _, component in getattr(nlp, "components", []):
-        model = getattr(component, "model", None)
+    for _, component in nlp.components:
+        model = getattr(component, "model", None)  # rule-based components have none
         for layer in model.walk() if isinstance(model, Model) else ():
             if layer.name == "transformer_features" and layer.has_dim("nF"):
                 _encoder(layer).clear()
