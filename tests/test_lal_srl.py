@@ -351,3 +351,35 @@ def test_missing_lemmatizer_is_warned_once(trained, caplog):
     first = warnings_of(raw_docs(nlp))
     assert len(first) == 1 and first[0].startswith("lal_srl: predicates without a lemma")
     assert warnings_of(raw_docs(nlp)) == []  # once, not at every call
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_a_summed_loss_reaches_a_shared_tok2vec_at_the_taggers_scale(reduction):
+    """Listening to a tok2vec it shares with spaCy's tagger (unnormalised per-token gradients),
+    the labeller must send gradients of the same order: with its mean losses they arrive a batch's
+    worth of targets weaker, and the shared encoder learns to tag, not to label roles."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": TINY_TOK2VEC})
+    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
+    nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
+    nlp.add_pipe("lal_srl", config={"model": {**TINY, "tok2vec": listener, "loss_reduction": reduction}})
+    examples = make_examples(nlp.vocab) * 5  # a batch of 30 sentences, as in training
+    for eg in examples:
+        for token, tag in zip(eg.reference, ("DT", "NN", "VB")):
+            token.tag_ = tag
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(5):  # the tagger's output layer starts at zero: let it send gradients
+        nlp.update(examples, sgd=optimizer)
+    squared_norms = {}
+    for name in ("tagger", "lal_srl"):
+        losses = {}
+        # Tok2Vec records the squared norm of each gradient its listeners send as its loss.
+        nlp.update(examples, sgd=optimizer, losses=losses, exclude=[n for n in ("tagger", "lal_srl") if n != name])
+        squared_norms[name] = losses["tok2vec"]
+    ratio = squared_norms["lal_srl"] / squared_norms["tagger"]
+    assert ratio > 0.2 if reduction == "sum" else ratio < 0.05
+
+
+def test_loss_reduction_is_checked():
+    with pytest.raises(ValueError, match="loss_reduction must be"):
+        spacy.util.registry.resolve({"m": {**TINY, "loss_reduction": "max"}})

@@ -99,7 +99,8 @@ class SrlAdapter(torch.nn.Module):
     """Runs the SRL heads for spaCy: the summed loss in training, decoded frames otherwise."""
 
     #: Length-sorted chunks' losses are added up (``torch_bridge.forward_units``): each chunk
-    #: divides by its whole batch's target counts, so the sum is the batch's mean losses.
+    #: divides by its whole batch's target counts (or by 1, ``reduction = "sum"``), so the sum is
+    #: the batch's losses.
     loss_reduction = "sum"
 
     def __init__(
@@ -109,8 +110,10 @@ class SrlAdapter(torch.nn.Module):
         n_senses: int,
         d_hidden: int,
         labels: Sequence[str],
+        reduction: str = "mean",
     ) -> None:
         super().__init__()
+        self.reduction = reduction  # over each loss's targets: "mean" or "sum" (srl_model.py)
         self.tagger = tagger
         self.identifier = identifier
         d_top = tagger.output.in_features
@@ -140,10 +143,12 @@ class SrlAdapter(torch.nn.Module):
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
     def loss(self, targets: SrlTargets, mask, rows, predicate_logits, role_logits, sense_logits) -> torch.Tensor:
-        """Mean role, predicate and sense losses, each summed here and divided by the count of
-        its targets in the whole batch (``SrlTargets.totals``), so that chunks add up exactly."""
+        """Role, predicate and sense losses, each summed here and, for ``reduction = "mean"``,
+        divided by the count of its targets in the whole batch (``SrlTargets.totals``), so that
+        chunks add up exactly."""
         device = predicate_logits.device
-        n_roles, n_flags, n_senses = (max(total, 1) for total in targets.totals)
+        totals = targets.totals if self.reduction == "mean" else (1, 1, 1)
+        n_roles, n_flags, n_senses = (max(total, 1) for total in totals)
         is_predicate = torch.as_tensor(targets.is_predicate, device=device)
         loss = self.identifier.loss(predicate_logits, is_predicate, mask, reduction="sum") / n_flags
         if role_logits is not None:

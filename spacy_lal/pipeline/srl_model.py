@@ -42,6 +42,7 @@ def build_semantic_role_labeler(
     d_head_hidden: int = 128,
     max_length: int = 1024,
     max_chart_cells: int = 40_000,
+    loss_reduction: str = "mean",
 ) -> Model:
     """DeepAtt semantic role labeller over any tok2vec.
 
@@ -62,9 +63,17 @@ def build_semantic_role_labeler(
     padded to its longest sentence, and each predicate's row costs its recurrent sub-layers
     O(length) steps and its attention O(length^2), so sorting saves most of the padding. The same
     results as one pass (up to float rounding); only speed and memory change.
+    ``loss_reduction``: "mean" divides the role, predicate and sense losses by their numbers of
+    targets in the batch (right for a labeller with a tok2vec of its own: Adam does not see the
+    scale); "sum" adds them up, the scale at which spaCy's tagger and our parser send gradients to
+    a tok2vec they share. A labeller listening to a shared tok2vec needs "sum", or its gradient
+    reaches the encoder a thousand times weaker than the tagger's (README, "What held the parser
+    back").
     """
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {preset!r}")
+    if loss_reduction not in ("mean", "sum"):
+        raise ValueError(f"loss_reduction must be 'mean' or 'sum', got {loss_reduction!r}")
     overrides: Dict[str, Any] = {
         "n_layers": n_layers,
         "d_model": d_model,
@@ -97,6 +106,7 @@ def build_semantic_role_labeler(
             "head_dropout": config.relu_dropout,
             "max_length": max_length,
             "max_chart_cells": max_chart_cells,
+            "loss_reduction": loss_reduction,
         },
     )
 
@@ -110,5 +120,6 @@ def configure_srl_model(model: Model, labels: Sequence[str], n_senses: int, nI: 
         n_senses,
         model.attrs["d_head_hidden"],
         labels,
+        model.attrs.get("loss_reduction", "mean"),
     )
     set_torch_layer(model, module, nI)
