@@ -333,23 +333,32 @@ def test_ud_noun_chunks():
     assert [c.text for c in doc[8:].noun_chunks] == ["two pears", "the garden"]
 
 
-def test_parser_and_tagger_share_a_tok2vec_at_the_same_scale():
-    """spaCy's tagger sends a shared tok2vec unnormalised per-token gradients; the parser's loss
-    is a sum over sentences so that its gradient is of the same order, not a 1/batch share (with
-    a mean the shared encoder learned to tag, not to parse)."""
+def gradients_to_a_shared_tok2vec(factory: str, model: dict, examples_of) -> dict:
+    """The squared norms of the gradients spaCy's tagger and a ``factory`` component with
+    ``model``, both listening to one tok2vec, send it in an update on ``examples_of(nlp)``, after
+    five updates (the tagger's output layer starts at zero)."""
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec", config={"model": TINY_TOK2VEC})
     listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
     nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
-    nlp.add_pipe("lal_parser", config={"model": {**TINY, "tok2vec": listener}})
-    examples = make_examples(nlp) * 6  # a batch of 30 sentences, as in training
+    nlp.add_pipe(factory, config={"model": {**model, "tok2vec": listener}})
+    examples = examples_of(nlp)
     optimizer = nlp.initialize(lambda: examples)
-    for _ in range(5):  # the tagger's output layer starts at zero: let it send gradients
+    for _ in range(5):
         nlp.update(examples, sgd=optimizer)
     squared_norms = {}
-    for name in ("tagger", "lal_parser"):
+    for name in ("tagger", factory):
         losses = {}
         # Tok2Vec records the squared norm of each gradient its listeners send as its loss.
-        nlp.update(examples, sgd=optimizer, losses=losses, exclude=[n for n in ("tagger", "lal_parser") if n != name])
+        nlp.update(examples, sgd=optimizer, losses=losses, exclude=[n for n in ("tagger", factory) if n != name])
         squared_norms[name] = losses["tok2vec"]
+    return squared_norms
+
+
+def test_parser_and_tagger_share_a_tok2vec_at_the_same_scale():
+    """spaCy's tagger sends a shared tok2vec unnormalised per-token gradients; the parser's loss
+    is a sum over sentences so that its gradient is of the same order, not a 1/batch share (with
+    a mean the shared encoder learned to tag, not to parse)."""
+    # a batch of 30 sentences, as in training
+    squared_norms = gradients_to_a_shared_tok2vec("lal_parser", TINY, lambda nlp: make_examples(nlp) * 6)
     assert squared_norms["lal_parser"] > 0.2 * squared_norms["tagger"]

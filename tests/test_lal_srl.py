@@ -12,7 +12,7 @@ from spacy_lal.extensions import set_frames
 from spacy_lal.pipeline.lal_srl import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.units import Unit
 from spacy_lal.srl import FrameData
-from test_lal_parser import TINY_TOK2VEC
+from test_lal_parser import TINY_TOK2VEC, gradients_to_a_shared_tok2vec
 
 # (words, [(predicate, roleset, [(start, end, role), ...]), ...])
 SENTENCES = [
@@ -358,24 +358,14 @@ def test_a_summed_loss_reaches_a_shared_tok2vec_at_the_taggers_scale(reduction):
     """Listening to a tok2vec it shares with spaCy's tagger (unnormalised per-token gradients),
     the labeller must send gradients of the same order: with its mean losses they arrive a batch's
     worth of targets weaker, and the shared encoder learns to tag, not to label roles."""
-    nlp = spacy.blank("en")
-    nlp.add_pipe("tok2vec", config={"model": TINY_TOK2VEC})
-    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
-    nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
-    nlp.add_pipe("lal_srl", config={"model": {**TINY, "tok2vec": listener, "loss_reduction": reduction}})
-    examples = make_examples(nlp.vocab) * 5  # a batch of 30 sentences, as in training
-    for eg in examples:
-        for token, tag in zip(eg.reference, ("DT", "NN", "VB")):
-            token.tag_ = tag
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(5):  # the tagger's output layer starts at zero: let it send gradients
-        nlp.update(examples, sgd=optimizer)
-    squared_norms = {}
-    for name in ("tagger", "lal_srl"):
-        losses = {}
-        # Tok2Vec records the squared norm of each gradient its listeners send as its loss.
-        nlp.update(examples, sgd=optimizer, losses=losses, exclude=[n for n in ("tagger", "lal_srl") if n != name])
-        squared_norms[name] = losses["tok2vec"]
+    def examples_of(nlp):
+        examples = make_examples(nlp.vocab) * 5  # a batch of 30 sentences, as in training
+        for eg in examples:
+            for token, tag in zip(eg.reference, ("DT", "NN", "VB")):
+                token.tag_ = tag
+        return examples
+
+    squared_norms = gradients_to_a_shared_tok2vec("lal_srl", {**TINY, "loss_reduction": reduction}, examples_of)
     ratio = squared_norms["lal_srl"] / squared_norms["tagger"]
     assert ratio > 0.2 if reduction == "sum" else ratio < 0.05
 
