@@ -27,32 +27,11 @@ def main(argv=None) -> int:
     parser.add_argument("--vectors", help="static vectors (paths.vectors) for configs whose tok2vec reads them")
     args = parser.parse_args(argv)
 
-    import spacy
-    from spacy.tokens import DocBin
-    from spacy.training import Example
-    from thinc.api import fix_random_seed
+    from options import initialized_training
 
-    import spacy_lal  # noqa: F401
-
-    fix_random_seed(0)
-    paths = {"paths.train": str(args.corpus), "paths.dev": str(args.corpus)}
-    if args.vectors:
-        paths["paths.vectors"] = args.vectors
-    config = spacy.util.load_config(args.config, overrides=paths, interpolate=True)
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+    nlp, optimizer, batches = initialized_training(args.config, args.corpus, args.vectors, args.init_sentences, args.words)
     if "tok2vec" not in nlp.pipe_names:
         raise SystemExit(f"{args.config}: no shared 'tok2vec' component")
-    gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.init_sentences]
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in gold]
-    examples = [eg for eg in examples if len(eg.x) == len(eg.y)]  # gold words, as gold_preproc
-    optimizer = nlp.initialize(lambda: examples)
-    batches, batch, size = [], [], 0
-    for eg in examples:
-        batch.append(eg)
-        size += len(eg.y)
-        if size >= args.words:
-            batches.append(batch)
-            batch, size = [], 0
     if len(batches) < args.updates + args.batches:
         raise SystemExit(f"only {len(batches)} batches of {args.words} words: raise --init-sentences")
     for batch in batches[: args.updates]:

@@ -29,32 +29,12 @@ def main(argv=None) -> int:
     parser.add_argument("--vectors", help="static vectors (paths.vectors) for configs whose tok2vec reads them")
     args = parser.parse_args(argv)
 
-    import spacy
     import torch
-    from spacy.tokens import DocBin
-    from spacy.training import Example
-    from thinc.api import fix_random_seed
 
-    import spacy_lal  # noqa: F401
+    from options import initialized_training
 
     torch.set_num_threads(args.threads)
-    fix_random_seed(0)
-    paths = {"paths.train": str(args.corpus), "paths.dev": str(args.corpus)}
-    if args.vectors:
-        paths["paths.vectors"] = args.vectors
-    config = spacy.util.load_config(args.config, overrides=paths, interpolate=True)
-    nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
-    gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
-    examples = [Example(nlp.make_doc(doc.text), doc) for doc in gold[: args.init_sentences]]
-    examples = [eg for eg in examples if len(eg.x) == len(eg.y)]  # gold words, as gold_preproc
-    optimizer = nlp.initialize(lambda: examples)
-    batches, batch, size = [], [], 0
-    for eg in examples:
-        batch.append(eg)
-        size += len(eg.y)
-        if size >= args.words:
-            batches.append(batch)
-            batch, size = [], 0
+    nlp, optimizer, batches = initialized_training(args.config, args.corpus, args.vectors, args.init_sentences, args.words)
     needed = args.warmup + args.steps
     if len(batches) < needed:
         raise SystemExit(f"only {len(batches)} batches of {args.words} words: raise --init-sentences")
