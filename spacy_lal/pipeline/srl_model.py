@@ -120,6 +120,6 @@ def configure_srl_model(model: Model, labels: Sequence[str], n_senses: int, nI: 
         n_senses,
         model.attrs["d_head_hidden"],
         labels,
-        model.attrs.get("loss_reduction", "mean"),
+        model.attrs["loss_reduction"],
     )
     set_torch_layer(model, module, nI)
