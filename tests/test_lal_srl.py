@@ -353,7 +353,7 @@ def test_missing_lemmatizer_is_warned_once(trained, caplog):
     assert warnings_of(raw_docs(nlp)) == []  # once, not at every call
 
 
-@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "balanced_sum"])
 def test_a_summed_loss_reaches_a_shared_tok2vec_at_the_taggers_scale(reduction):
     """Listening to a tok2vec it shares with spaCy's tagger (unnormalised per-token gradients),
     the labeller must send gradients of the same order: with its mean losses they arrive a batch's
@@ -367,7 +367,28 @@ def test_a_summed_loss_reaches_a_shared_tok2vec_at_the_taggers_scale(reduction):
 
     squared_norms = gradients_to_a_shared_tok2vec("lal_srl", {**TINY, "loss_reduction": reduction}, examples_of)
     ratio = squared_norms["lal_srl"] / squared_norms["tagger"]
-    assert ratio > 0.2 if reduction == "sum" else ratio < 0.05
+    assert ratio > 0.2 if reduction != "mean" else ratio < 0.05
+
+
+def test_a_balanced_sum_is_the_mean_loss_times_the_role_targets():
+    """The losses keep the mean's balance (so the sense head is not drowned by ~25 role targets
+    per sense target) at the role sum's scale. Untrained, so that no loss is near zero."""
+    nlp, examples = train(n_iter=0)
+    srl = nlp.get_pipe("lal_srl")
+    adapter = srl.torch_module
+    docs = [eg.predicted for eg in with_gold_predicates(examples)]
+    batch = srl._training_batch(examples, srl.predict(docs).units)
+    losses = {}
+    try:
+        for reduction in ("mean", "sum", "balanced_sum"):
+            adapter.reduction = reduction
+            losses[reduction], _ = srl.model.begin_update((docs, srl.predict(docs).units, batch))
+    finally:
+        adapter.reduction = "mean"
+    n_roles, _, n_senses = batch.targets.totals
+    assert n_roles > 4 * n_senses > 0
+    assert losses["balanced_sum"] == pytest.approx(losses["mean"] * n_roles, rel=1e-4)
+    assert losses["balanced_sum"] != pytest.approx(losses["sum"], rel=1e-2)
 
 
 def test_loss_reduction_is_checked():

@@ -20,6 +20,7 @@ from ..nn.srl import DeepAtt, PredicateIdentifier, SenseClassifier, lengths_to_m
 
 IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
 DECODERS = ("argmax", "viterbi", "tree")
+LOSS_REDUCTIONS = ("mean", "sum", "balanced_sum")
 
 
 @dataclass
@@ -113,7 +114,7 @@ class SrlAdapter(torch.nn.Module):
         reduction: str = "mean",
     ) -> None:
         super().__init__()
-        self.reduction = reduction  # over each loss's targets: "mean" or "sum" (srl_model.py)
+        self.reduction = reduction  # "mean", "sum" or "balanced_sum" (srl_model.py)
         self.tagger = tagger
         self.identifier = identifier
         d_top = tagger.output.in_features
@@ -143,12 +144,17 @@ class SrlAdapter(torch.nn.Module):
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
     def loss(self, targets: SrlTargets, mask, rows, predicate_logits, role_logits, sense_logits) -> torch.Tensor:
-        """Role, predicate and sense losses, each summed here and, for ``reduction = "mean"``,
-        divided by the count of its targets in the whole batch (``SrlTargets.totals``), so that
-        chunks add up exactly."""
+        """Role, predicate and sense losses, each summed here and divided by a count of the whole
+        batch (``SrlTargets.totals``), so that chunks add up exactly: for "mean" each by its own
+        targets, for "sum" by 1, for "balanced_sum" each by its own targets times the batch's role
+        targets (the mean loss scaled up: the role term is its sum, the others keep their weight
+        relative to it)."""
         device = predicate_logits.device
-        totals = targets.totals if self.reduction == "mean" else (1, 1, 1)
-        n_roles, n_flags, n_senses = (max(total, 1) for total in totals)
+        n_roles, n_flags, n_senses = (max(total, 1) for total in targets.totals)
+        if self.reduction == "sum":
+            n_roles = n_flags = n_senses = 1
+        elif self.reduction == "balanced_sum":
+            n_roles, n_flags, n_senses = 1, n_flags / n_roles, n_senses / n_roles
         is_predicate = torch.as_tensor(targets.is_predicate, device=device)
         loss = self.identifier.loss(predicate_logits, is_predicate, mask, reduction="sum") / n_flags
         if role_logits is not None:
