@@ -377,12 +377,13 @@ def test_a_balanced_sum_is_the_mean_loss_times_the_role_targets():
     srl = nlp.get_pipe("lal_srl")
     adapter = srl.torch_module
     docs = [eg.predicted for eg in with_gold_predicates(examples)]
-    batch = srl._training_batch(examples, srl.predict(docs).units)
+    units = srl.predict(docs).units
+    batch = srl._training_batch(examples, units)
     losses = {}
     try:
         for reduction in ("mean", "sum", "balanced_sum"):
             adapter.reduction = reduction
-            losses[reduction], _ = srl.model.begin_update((docs, srl.predict(docs).units, batch))
+            losses[reduction], _ = srl.model.begin_update((docs, units, batch))
     finally:
         adapter.reduction = "mean"
     n_roles, _, n_senses = batch.targets.totals
