@@ -6,7 +6,8 @@ Mrini et al. (eq. 1-12) and Kitaev & Klein (factored attention, CharLSTM).
 
 from .attention import FactoredEncoder, FactoredEncoderLayer, FactoredSelfAttention, PartitionedFeedForward
 from .biaffine import BiaffineArcScorer, BiaffineLabelScorer, arc_mask, dependency_loss
-from .embeddings import CharLSTM, FeatureDropout, InputEmbedding, PositionEmbedding, lengths_to_mask
+from .dropout import Dropout, FeatureDropout
+from .embeddings import CharLSTM, InputEmbedding, PositionEmbedding, lengths_to_mask
 from .label_attention import LabelAttention, LabelAttentionDetails, LabelAttentionLayer
 from .parser import LabelAttentionParserModel, ParserConfig, ParserOutput
 from .span import (
@@ -27,6 +28,7 @@ __all__ = [
     "FactoredEncoder",
     "FactoredEncoderLayer",
     "FactoredSelfAttention",
+    "Dropout",
     "FeatureDropout",
     "InputEmbedding",
     "LabelAttention",

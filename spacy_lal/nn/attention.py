@@ -21,7 +21,7 @@ from typing import Tuple, Union
 import torch
 from torch import Tensor, nn
 
-from .embeddings import FeatureDropout
+from .dropout import Dropout, FeatureDropout
 
 __all__ = [
     "PartitionedLinear",
@@ -74,7 +74,7 @@ class FactoredSelfAttention(nn.Module):
         # Q, K and V for all heads in one block-diagonal matmul (3 * half outputs per partition).
         self.qkv = PartitionedLinear(d_content, d_positional, 3 * half, 3 * half, bias=False)
         self.out = PartitionedLinear(half, half, d_content, d_positional, bias=False)
-        self.attention_dropout = nn.Dropout(attention_dropout)
+        self.attention_dropout = Dropout(attention_dropout)
         self.residual_dropout = FeatureDropout(residual_dropout)
         self.layer_norm = nn.LayerNorm(d_content + d_positional)
 

@@ -27,6 +27,7 @@ from typing import Literal, Optional, Tuple
 import torch
 from torch import Tensor, nn
 
+from .dropout import Dropout
 from .embeddings import lengths_to_mask
 
 __all__ = ["MLP", "BiaffineArcScorer", "BiaffineLabelScorer", "dependency_loss", "arc_mask"]
@@ -38,7 +39,7 @@ class MLP(nn.Module):
     def __init__(self, d_in: int, d_out: int, dropout: float = 0.0) -> None:
         super().__init__()
         self.linear = nn.Linear(d_in, d_out)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
 
     def forward(self, x: Tensor) -> Tensor:
         return self.dropout(torch.relu(self.linear(x)))

@@ -22,8 +22,9 @@ import torch
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
+from .dropout import Dropout, FeatureDropout
+
 __all__ = [
-    "FeatureDropout",
     "CharLSTM",
     "PositionEmbedding",
     "InputEmbedding",
@@ -47,33 +48,6 @@ def sentinel_mask(lengths: Tensor, n_words: int) -> Tensor:
     return lengths_to_mask(lengths + 2, n_words + 2)
 
 
-class FeatureDropout(nn.Module):
-    """Dropout with one mask per sentence and feature, shared over all positions.
-
-    This is the "residual dropout" of the self-attentive parser's reference implementation: zeroing
-    the same features at every position of a sentence is a stronger regulariser for attention
-    models than i.i.d. dropout. Input ``(B, T, *features)``; the mask has shape ``(B, 1, *features)``
-    so e.g. a ``(B, T, H, d)`` tensor of label-attention head outputs gets an independent mask per
-    head (Mrini et al. sec. 4.2: residual dropout "applies separately to the output of each head").
-    """
-
-    def __init__(self, p: float = 0.0) -> None:
-        super().__init__()
-        if not 0.0 <= p < 1.0:
-            raise ValueError(f"dropout probability must be in [0, 1), got {p}")
-        self.p = p
-
-    def forward(self, x: Tensor) -> Tensor:
-        if not self.training or self.p == 0.0:
-            return x
-        shape = (x.shape[0], 1) + tuple(x.shape[2:])
-        keep = torch.empty(shape, device=x.device, dtype=x.dtype).bernoulli_(1.0 - self.p)
-        return x * keep / (1.0 - self.p)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}"
-
-
 class CharLSTM(nn.Module):
     """Character-level BiLSTM word encoder (Kitaev & Klein sec. 5.1, "CharLSTM").
 
@@ -95,7 +69,7 @@ class CharLSTM(nn.Module):
             raise ValueError(f"CharLSTM d_out must be even (one half per direction), got {d_out}")
         self.d_out = d_out
         self.embed = nn.Embedding(n_chars, d_char, padding_idx=0)
-        self.dropout = nn.Dropout(char_dropout)
+        self.dropout = Dropout(char_dropout)
         self.lstm = nn.LSTM(d_char, d_out // 2, batch_first=True, bidirectional=True)
 
     def forward(self, char_ids: Tensor, word_mask: Tensor) -> Tensor:

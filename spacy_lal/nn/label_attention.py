@@ -46,7 +46,7 @@ from typing import Literal, Optional, Tuple, Union
 import torch
 from torch import Tensor, nn
 
-from .embeddings import FeatureDropout
+from .dropout import Dropout, FeatureDropout
 
 __all__ = ["LabelAttention", "LabelAttentionLayer", "LabelAttentionDetails"]
 
@@ -127,7 +127,7 @@ class LabelAttention(nn.Module):
         else:
             self.w_o = nn.Linear(n_heads * d_kv, d_model, bias=False)
             self.layer_norm = nn.LayerNorm(d_model)
-        self.attention_dropout = nn.Dropout(attention_dropout)
+        self.attention_dropout = Dropout(attention_dropout)
         self.residual_dropout = FeatureDropout(residual_dropout)
 
     @property

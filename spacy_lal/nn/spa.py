@@ -35,6 +35,7 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .biaffine import BiaffineLabelScorer, dependency_loss
+from .dropout import Dropout
 from .embeddings import lengths_to_mask
 
 __all__ = [
@@ -101,8 +102,8 @@ class Scan(nn.Module):
         self.n_tags = n_tags
         self.root = nn.Parameter(torch.randn(d_in) * d_in**-0.5)
         self.tag_embed: Optional[nn.Embedding] = nn.Embedding(n_tags + 1, d_tag) if n_tags > 0 else None
-        self.word_dropout = nn.Dropout(word_dropout)
-        self.tag_dropout = nn.Dropout(tag_dropout)
+        self.word_dropout = Dropout(word_dropout)
+        self.tag_dropout = Dropout(tag_dropout)
         d_t = d_in + (d_tag if n_tags > 0 else 0)
         self.lstm = nn.LSTM(d_t, d_hidden, num_layers=n_layers, batch_first=True, bidirectional=True)
         self.d_out = 2 * d_hidden

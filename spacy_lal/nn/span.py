@@ -30,6 +30,7 @@ from typing import Literal
 import torch
 from torch import Tensor, nn
 
+from .dropout import Dropout
 from .embeddings import lengths_to_mask
 
 __all__ = [
@@ -117,7 +118,7 @@ class SpanScorer(nn.Module):
         self.n_labels, self.n_heads, self.split = n_labels, n_heads, split
         self.w1 = nn.Linear(d_in, d_hidden)
         self.layer_norm = nn.LayerNorm(d_hidden)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.w2 = nn.Linear(d_hidden, n_labels - 1)
 
     def forward(self, annotations: Tensor, lengths: Tensor) -> Tensor:

@@ -40,6 +40,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from spacy_lal.nn.dropout import Dropout, dropout
 from spacy_lal.nn.embeddings import lengths_to_mask
 from spacy_lal.nn.timing import TimingSignal
 
@@ -303,11 +304,16 @@ class MultiHeadSelfAttention(nn.Module):
         b, t, _ = x.shape
         h = self.n_heads
         q, k, v = self.qkv(x).view(b, t, 3, h, self.d_model // h).permute(2, 0, 3, 1, 4)
-        y = F.scaled_dot_product_attention(
-            q, k, v,
-            attn_mask=key_mask[:, None, None, :],
-            dropout_p=self.dropout if self.training else 0.0,
-        )  # (B, h, T, d/h): eq. 1-2 for all heads at once
+        key_mask = key_mask[:, None, None, :]
+        if self.training and self.dropout > 0.0:
+            # SDPA would draw its dropout mask with torch's slow Bernoulli sampling
+            # (spacy_lal.nn.dropout); the same sums, written out.
+            scores = (q @ k.transpose(-1, -2)) / (q.shape[-1] ** 0.5)
+            weights = torch.softmax(scores.masked_fill(~key_mask, float("-inf")), dim=-1)
+            y = dropout(weights, self.dropout) @ v
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask)  # (B, h, T, d/h)
+        # eq. 1-2 for all heads at once
         return self.out(y.transpose(1, 2).reshape(b, t, self.d_model))  # eq. 3-4
 
 
@@ -318,7 +324,7 @@ class FFNSublayer(nn.Module):
         super().__init__()
         self.w1 = nn.Linear(d_model, d_ff)
         self.w2 = nn.Linear(d_ff, d_model)
-        self.dropout = nn.Dropout(relu_dropout)
+        self.dropout = Dropout(relu_dropout)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -407,7 +413,7 @@ class DeepAttLayer(nn.Module):
         self.norm1 = nn.LayerNorm(config.d_model)
         self.attention = MultiHeadSelfAttention(config.d_model, config.n_heads, config.attention_dropout)
         self.norm2 = nn.LayerNorm(config.d_model)
-        self.dropout = nn.Dropout(config.residual_dropout)
+        self.dropout = Dropout(config.residual_dropout)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
         x = self.norm1(x + self.dropout(self.nonlinear(x, mask)))
@@ -449,7 +455,7 @@ class DeepAtt(nn.Module):
         if config.max_distance:
             self.distance_embed = nn.Embedding(2 * config.max_distance + 1, d)
         self.timing = TimingSignal(d)
-        self.input_dropout = nn.Dropout(config.input_dropout)
+        self.input_dropout = Dropout(config.input_dropout)
         self.layers = nn.ModuleList(DeepAttLayer(config) for _ in range(config.n_layers))
         self.top: nn.Module | None = None
         d_top = d
@@ -603,7 +609,7 @@ class _MLP(nn.Module):
     def __init__(self, d_in: int, d_hidden: int, d_out: int, dropout: float):
         super().__init__()
         self.hidden = nn.Linear(d_in, d_hidden)
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = Dropout(dropout)
         self.out = nn.Linear(d_hidden, d_out)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
