@@ -31,6 +31,7 @@ import re
 import warnings
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
 
+from spacy.attrs import IDX
 from spacy.tokens import Doc, Span, Token
 
 from .srl import Frame, FrameData, check_frame
@@ -60,12 +61,28 @@ def set_tree(sent: Span, spans: Iterable[Tuple[int, int, Sequence[str]]], root_l
     """
     canonical = check_spans(len(sent), spans, root_label)
     doc = sent.doc
-    previous = _tree_before(doc, sent.start)
-    if previous is not None and previous[0] + previous[1]["n"] > sent.start:
-        doc[previous[0]]._.set(TREE_ATTR, None)
-    for token in sent:
-        if token._.get(TREE_ATTR) is not None:
-            token._.set(TREE_ATTR, None)
+    for first, value in _stored(doc, TREE_ATTR).items():
+        if first < sent.end and first + value["n"] > sent.start:
+            doc[first]._.set(TREE_ATTR, None)
+    _store_tree(sent, canonical)
+
+
+def set_trees(doc: Doc, trees: Iterable[Tuple[Span, Iterable[Tuple[int, int, Sequence[str]]]]],
+              root_label: str = "S") -> None:
+    """Replace every stored tree of ``doc`` with these ``(sentence, spans)`` trees, each as in
+    :func:`set_tree`; the sentences must not overlap. What a parser does for a whole Doc, without
+    looking for overlapping trees one sentence at a time. Raises ValueError."""
+    checked = sorted(((sent, check_spans(len(sent), spans, root_label)) for sent, spans in trees),
+                     key=lambda tree: tree[0].start)
+    for (before, _), (after, _) in zip(checked, checked[1:]):
+        if after.start < before.end:
+            raise ValueError(f"trees of overlapping sentences: {_describe(before)} and {_describe(after)}")
+    clear_trees(doc)
+    for sent, canonical in checked:
+        _store_tree(sent, canonical)
+
+
+def _store_tree(sent: Span, canonical: List[LabelledSpan]) -> None:
     value = {"n": len(sent), "spans": [[start, end, list(labels)] for start, end, labels in canonical]}
     sent[0]._.set(TREE_ATTR, value)
 
@@ -78,11 +95,9 @@ def clear_trees(doc: Doc) -> None:
 def stored_trees(doc: Doc) -> Iterator[Tuple[int, int, List[Tuple[int, int, Tuple[str, ...]]]]]:
     """Each tree stored on ``doc``, in order, as ``(first token, number of tokens, labelled
     spans relative to that token)``: the storage format read back as it was written."""
-    for token in doc:
-        value = token._.get(TREE_ATTR)
-        if value is not None:
-            spans = [(int(s), int(e), tuple(labels)) for s, e, labels in value["spans"]]
-            yield token.i, int(value["n"]), spans
+    for first, value in _stored(doc, TREE_ATTR).items():
+        spans = [(int(s), int(e), tuple(labels)) for s, e, labels in value["spans"]]
+        yield first, int(value["n"]), spans
 
 
 def set_frames(doc: Doc, frames: Iterable[FrameData]) -> None:
@@ -201,12 +216,9 @@ def _get_tree(doc: Doc) -> Optional[Tree]:
 def _get_frames(doc: Doc) -> List[Frame]:
     """``doc._.srl``: the stored frames in predicate order."""
     frames = []
-    for token in doc:
-        value = token._.get(FRAME_ATTR)
-        if value is not None:
-            p = token.i
-            arguments = tuple((p + start, p + end, label) for start, end, label in value["args"])
-            frames.append(Frame(doc, FrameData(p, value["sense"], arguments)))
+    for p, value in _stored(doc, FRAME_ATTR).items():
+        arguments = tuple((p + start, p + end, label) for start, end, label in value["args"])
+        frames.append(Frame(doc, FrameData(p, value["sense"], arguments)))
     return frames
 
 
@@ -355,15 +367,10 @@ class _Region:
 
 
 def _regions(doc: Doc) -> List[_Region]:
-    regions = []
-    i = 0
-    while i < len(doc):
-        value = doc[i]._.get(TREE_ATTR)
-        if value is None:
-            i += 1
-        else:
-            regions.append(_Region(doc, i, value))
-            i = regions[-1].end
+    regions: List[_Region] = []
+    for first, value in _stored(doc, TREE_ATTR).items():
+        if not regions or first >= regions[-1].end:
+            regions.append(_Region(doc, first, value))
     return regions
 
 
@@ -378,10 +385,29 @@ def _tree_before(doc: Doc, i: int, inclusive: bool = False) -> Optional[Tuple[in
     return None
 
 
+def _token_keys(doc: Doc, attr: str) -> List[Tuple[str, str, int, None]]:
+    """The ``doc.user_data`` keys of the token extension ``attr``. spaCy keeps the value of a
+    token's extension under ``("._.", attr, token.idx, None)`` (the format that ``DocBin`` and
+    ``Doc.from_docs`` read); looking at these keys, rather than at ``token._`` of every token (an
+    object built per call), makes reading and clearing cost nothing on Docs without them."""
+    return [key for key in doc.user_data
+            if isinstance(key, tuple) and len(key) == 4 and key[0] == "._." and key[1] == attr
+            and isinstance(key[2], int) and key[3] is None]
+
+
+def _stored(doc: Doc, attr: str) -> Dict[int, Any]:
+    """Token index -> value, in token order, of every token whose extension ``attr`` is not None."""
+    by_offset = {key[2]: doc.user_data[key] for key in _token_keys(doc, attr)}
+    by_offset = {offset: value for offset, value in by_offset.items() if value is not None}
+    if not by_offset:
+        return {}
+    offsets = doc.to_array(IDX).tolist()
+    return {i: by_offset[offset] for i, offset in enumerate(offsets) if offset in by_offset}
+
+
 def _clear(doc: Doc, attr: str) -> None:
-    for token in doc:
-        if token._.get(attr) is not None:
-            token._.set(attr, None)
+    for key in _token_keys(doc, attr):
+        del doc.user_data[key]
 
 
 def _describe(span: Span) -> str:

@@ -506,7 +506,8 @@ def _tree_spans(
     parser: "LabelAttentionParser", unit: "Unit", spans: Optional[numpy.ndarray]
 ) -> Dict[Tuple[int, int], Tuple[str, ...]]:
     """The predicted constituents (word fenceposts -> label chain) in pre-order, as the component
-    stores them (``_set_tree``): binarization nodes and a root labelled only TOP are left out."""
+    stores them (``LabelAttentionParser._tree``): binarization nodes and a root labelled only TOP
+    are left out."""
     tree: Dict[Tuple[int, int], Tuple[str, ...]] = {}
     for i, j, label in [] if spans is None else spans.tolist():
         chain = label_to_chain(parser.span_labels[label - 1]) if label != EMPTY else ()

@@ -18,6 +18,7 @@ from spacy_lal.extensions import (
     register_extensions,
     set_frames,
     set_tree,
+    set_trees,
 )
 from spacy_lal.srl import FrameData
 from spacy_lal.tree import UNTAGGED, Tree
@@ -148,6 +149,33 @@ def test_set_tree_replaces_overlapping_trees(nlp):
         doc[0:3]._.labels
     clear_trees(doc)
     assert doc._.trees == []
+
+
+def test_set_trees_replaces_every_tree_of_the_doc(nlp):
+    doc = Doc(nlp.vocab, words="a b c d e f".split())
+    set_tree(doc[0:4], [(0, 2, ("A",))])
+    set_trees(doc, [(doc[3:6], [(1, 3, ("B",))]), (doc[0:3], [])])
+    assert [tree.to_string() for tree in doc._.trees] == [
+        f"(S ({UNTAGGED} a) ({UNTAGGED} b) ({UNTAGGED} c))",
+        f"(S ({UNTAGGED} d) (B ({UNTAGGED} e) ({UNTAGGED} f)))",
+    ]
+    with pytest.raises(ValueError, match="overlapping sentences"):
+        set_trees(doc, [(doc[0:3], []), (doc[2:6], [])])
+    set_trees(doc, [])
+    assert doc._.trees == []
+
+
+def test_values_are_found_through_spacys_user_data_keys(nlp):
+    # The readers and clearers look at doc.user_data rather than at every token: what
+    # token._.set stores must be what they find, and a value at an offset that is no token's
+    # start (left over by an edit of the Doc) is nobody's.
+    doc = Doc(nlp.vocab, words="a bb c".split())
+    set_frames(doc, [FrameData(1, "bb.01", ((0, 1, "ARG0"),))])
+    assert [(frame.predicate.i, frame.sense) for frame in doc._.srl] == [(1, "bb.01")]
+    doc.user_data[("._.", extensions.FRAME_ATTR, 3, None)] = {"sense": "x.01", "args": []}
+    assert [frame.predicate.i for frame in doc._.srl] == [1]
+    set_frames(doc, [])
+    assert doc._.srl == [] and doc[1]._.get(extensions.FRAME_ATTR) is None
 
 
 @pytest.mark.parametrize(

@@ -36,13 +36,14 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tupl
 
 import numpy
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.attrs import IS_SPACE
+from spacy.tokens import Doc, Span
 from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ..extensions import clear_trees, set_tree, stored_trees
-from ..tree import WHITESPACE_TAG
+from ..extensions import set_trees, stored_trees
+from ..tree import WHITESPACE_TAG, LabelledSpan
 from .base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from .constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
 from .dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
@@ -390,13 +391,11 @@ class LabelAttentionParser(UnitPipe):
         by_doc = units_by_doc(units)
         for doc_index, doc in enumerate(docs):
             rows = by_doc.get(doc_index, [])
-            for token in doc:
-                if token.is_space:
-                    token.tag_, token.pos_ = WHITESPACE_TAG, "SPACE"
+            for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist():
+                doc[i].tag_, doc[i].pos_ = WHITESPACE_TAG, "SPACE"
             if self.cfg["constituency"]:
-                clear_trees(doc)
-                for sentence in _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows]):
-                    self._set_tree(doc, sentence)
+                sentences = _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows])
+                set_trees(doc, [self._tree(doc, sentence) for sentence in sentences], root_label=JOINED_ROOT)
             if self.cfg["dependencies"] and rows:
                 set_dependencies(
                     doc,
@@ -407,10 +406,10 @@ class LabelAttentionParser(UnitPipe):
                     self.vocab.strings,
                 )
 
-    def _set_tree(self, doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]]) -> None:
-        """Store the tree of one sentence: the tree of its unit, or the trees of its pieces
-        side by side under one root labelled ``JOINED_ROOT`` (a sentence longer than
-        ``max_length``)."""
+    def _tree(self, doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]]) -> Tuple[Span, List[LabelledSpan]]:
+        """The tree of one sentence, as its span and labelled spans: the tree of its unit, or the
+        trees of its pieces side by side (under a root labelled ``JOINED_ROOT``: a sentence longer
+        than ``max_length``)."""
         start = pieces[0][0].start
         tree = []
         for unit, spans in pieces:
@@ -424,7 +423,7 @@ class LabelAttentionParser(UnitPipe):
                     tree.append((unit.start - start, unit.end - start, chain))
                 else:
                     tree.append((words[i] - start, words[j - 1] + 1 - start, chain))
-        set_tree(doc[start : pieces[-1][0].end], tree, root_label=JOINED_ROOT)
+        return doc[start : pieces[-1][0].end], tree
 
 
 def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> None:
