@@ -2,7 +2,7 @@
 import argparse
 import json
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 
 def add_corpus_options(parser: argparse.ArgumentParser, *, rounds: bool = True) -> None:
@@ -22,10 +22,11 @@ def write_json(path: Optional[Path], result: Any) -> None:
 
 
 def initialized_training(config_path: Path, corpus: Path, vectors: Optional[str], init_sentences: int,
-                         words: int) -> Tuple[Any, Any, List[list]]:
-    """A training config's pipeline initialized on the first ``init_sentences`` of ``corpus``, its
-    optimizer, and those sentences cut into batches of about ``words`` words (as the configs'
-    batcher makes them): ``(nlp, optimizer, batches)``."""
+                         words: int, overrides: Optional[Dict[str, Any]] = None) -> Tuple[Any, Any, List[list]]:
+    """A training config's pipeline (with ``overrides``, as ``spacy train`` takes them) initialized
+    on the first ``init_sentences`` of ``corpus``, its optimizer, and those sentences cut into
+    batches of about ``words`` words (as the configs' batcher makes them): ``(nlp, optimizer,
+    batches)``."""
     import spacy
     from spacy.tokens import DocBin
     from spacy.training import Example
@@ -34,10 +35,10 @@ def initialized_training(config_path: Path, corpus: Path, vectors: Optional[str]
     import spacy_lal  # noqa: F401
 
     fix_random_seed(0)
-    paths = {"paths.train": str(corpus), "paths.dev": str(corpus)}
+    paths: Dict[str, Any] = {"paths.train": str(corpus), "paths.dev": str(corpus)}
     if vectors:
         paths["paths.vectors"] = vectors
-    config = spacy.util.load_config(config_path, overrides=paths, interpolate=True)
+    config = spacy.util.load_config(config_path, overrides={**(overrides or {}), **paths}, interpolate=True)
     nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
     gold = list(DocBin().from_disk(corpus).get_docs(nlp.vocab))[:init_sentences]
     examples = [Example(nlp.make_doc(doc.text), doc) for doc in gold]

@@ -3,6 +3,10 @@
     python benchmarks/train_speed.py configs/lal_parser_cpu.cfg corpus/ewt/train.spacy
     python benchmarks/train_speed.py configs/lal_srl_cpu.cfg corpus/ewt/train.spacy --steps 20 \
         --vectors assets/vectors/glove_6b_50d
+    python benchmarks/train_speed.py configs/lal_joint_cpu.cfg corpus/ewt/train.spacy \
+        --vectors assets/vectors/glove_6b_50d --components.lal_srl.model.sublayer ffn
+
+Config overrides follow the options, as for ``spacy train``.
 
 Builds the config's pipeline, initializes it on the first sentences of the corpus, then times
 ``--steps`` update steps on batches of about ``--words`` words (as the configs' batcher makes
@@ -27,14 +31,17 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--init-sentences", type=int, default=2000)
     parser.add_argument("--vectors", help="static vectors (paths.vectors) for configs whose tok2vec reads them")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
 
     import torch
+    from spacy.cli._util import parse_config_overrides
 
     from options import initialized_training
 
+    overrides = parse_config_overrides(extra)
     torch.set_num_threads(args.threads)
-    nlp, optimizer, batches = initialized_training(args.config, args.corpus, args.vectors, args.init_sentences, args.words)
+    nlp, optimizer, batches = initialized_training(args.config, args.corpus, args.vectors, args.init_sentences, args.words,
+                                                   overrides)
     needed = args.warmup + args.steps
     if len(batches) < needed:
         raise SystemExit(f"only {len(batches)} batches of {args.words} words: raise --init-sentences")
