@@ -305,6 +305,7 @@ class MultiHeadSelfAttention(nn.Module):
         h = self.n_heads
         q, k, v = self.qkv(x).view(b, t, 3, h, self.d_model // h).permute(2, 0, 3, 1, 4)
         key_mask = key_mask[:, None, None, :]
+        # eq. 1-2 for all heads at once: y is (B, h, T, d/h)
         if self.training and self.dropout > 0.0:
             # SDPA would draw its dropout mask with torch's slow Bernoulli sampling
             # (spacy_lal.nn.dropout); the same sums, written out.
@@ -312,8 +313,7 @@ class MultiHeadSelfAttention(nn.Module):
             weights = torch.softmax(scores.masked_fill(~key_mask, float("-inf")), dim=-1)
             y = dropout(weights, self.dropout) @ v
         else:
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask)  # (B, h, T, d/h)
-        # eq. 1-2 for all heads at once
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask)
         return self.out(y.transpose(1, 2).reshape(b, t, self.d_model))  # eq. 3-4
 
 
