@@ -3,7 +3,7 @@
     python benchmarks/annotation_speed.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --limit 600
     PYTHONPATH=<older checkout> python benchmarks/annotation_speed.py ...   # the same for older code
 
-Runs the pipeline once over the sentences (gold words), keeping each component's predictions,
+Runs the pipeline once over the sentences (gold words and sentences), keeping each component's predictions,
 then times ``set_annotations`` of each on those predictions, ``--rounds`` times, and prints the
 best round per component. The models do not run in the timed part, so the figures are the
 Python cost of storing trees, dependencies, tags and frames, which machine noise in a whole
@@ -12,8 +12,12 @@ pipeline's words/s would hide.
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from options import add_corpus_options, write_json
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from evaluate import gold_inputs  # noqa: E402  (the inputs the scores are computed on)
 
 
 def main(argv=None) -> int:
@@ -23,11 +27,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     import spacy
-    from spacy.tokens import Doc, DocBin
+    from spacy.tokens import DocBin
 
     nlp = spacy.load(args.pipeline)
-    gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
-    docs = [Doc(nlp.vocab, words=[t.text for t in d], spaces=[bool(t.whitespace_) for t in d]) for d in gold]
+    docs = gold_inputs(nlp.vocab, list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit])
     predictions = {}
     for name, component in nlp.pipeline:
         if hasattr(component, "predict") and hasattr(component, "set_annotations"):
