@@ -376,13 +376,9 @@ def _regions(doc: Doc) -> List[_Region]:
 
 def _tree_before(doc: Doc, i: int, inclusive: bool = False) -> Optional[Tuple[int, dict]]:
     """The nearest stored tree starting before token ``i`` (or at it, if ``inclusive``)."""
-    i = i if inclusive else i - 1
-    while i >= 0:
-        value = doc[i]._.get(TREE_ATTR)
-        if value is not None:
-            return i, value
-        i -= 1
-    return None
+    last = i if inclusive else i - 1
+    before = [(first, value) for first, value in _stored(doc, TREE_ATTR).items() if first <= last]
+    return before[-1] if before else None
 
 
 def _token_keys(doc: Doc, attr: str) -> List[Tuple[str, str, int, None]]:
@@ -397,8 +393,8 @@ def _token_keys(doc: Doc, attr: str) -> List[Tuple[str, str, int, None]]:
 
 def _stored(doc: Doc, attr: str) -> Dict[int, Any]:
     """Token index -> value, in token order, of every token whose extension ``attr`` is not None."""
-    by_offset = {key[2]: doc.user_data[key] for key in _token_keys(doc, attr)}
-    by_offset = {offset: value for offset, value in by_offset.items() if value is not None}
+    data = doc.user_data
+    by_offset = {key[2]: data[key] for key in _token_keys(doc, attr) if data[key] is not None}
     if not by_offset:
         return {}
     offsets = doc.to_array(IDX).tolist()
