@@ -5,18 +5,21 @@ equal training *time*, not equal steps. ``[training.before_update]`` with
 ``spacy-lal.training_budget.v1`` ends training once ``minutes`` have passed (spaCy saves
 ``model-last`` on the way out and ``model-best`` at its last best evaluation);
 ``python -m spacy_lal train`` runs ``spacy train`` and treats that end as success.
+``spacy-lal.warmup_linear_minutes.v1`` is the learning-rate schedule for such runs: its linear decay
+ends when the budget does, however many steps the machine gives (a decay over a fixed number of
+steps stopped at a third of its peak rate on a slow day and ended early on a fast one).
 ``spacy-lal.LearningCurveLogger.v1`` wraps another logger and appends each evaluation's step,
 seconds, words and scores to a JSONL file that ``scripts/learning_curves.py`` draws.
 """
 import json
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Optional, Tuple
+from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
 
 from spacy.language import Language
 from spacy.util import registry
 
-__all__ = ["TrainingBudgetSpent", "make_training_budget", "make_learning_curve_logger"]
+__all__ = ["TrainingBudgetSpent", "make_training_budget", "make_warmup_linear_minutes", "make_learning_curve_logger"]
 
 
 class TrainingBudgetSpent(Exception):
@@ -41,6 +44,34 @@ def make_training_budget(minutes: float = 0.0) -> Callable[[Language, Dict[str, 
             raise TrainingBudgetSpent(f"training budget of {minutes:g} minutes spent at step {args.get('step')}")
 
     return before_update
+
+
+@registry.schedules("spacy-lal.warmup_linear_minutes.v1")
+def make_warmup_linear_minutes(initial_rate: float, warmup_steps: int, minutes: float) -> Iterator[float]:
+    """Thinc's ``warmup_linear.v1`` with its decay over wall time: the rate rises linearly over
+    ``warmup_steps`` and falls linearly from ``initial_rate`` to 0 over ``minutes`` (set it to the
+    run's budget, ``${training.before_update.minutes}``); each step takes the lower of the two.
+
+    Thinc's optimizer draws the first value when it is built and one after each update, so the
+    clock starts at the second draw, after the first update, as the budget's does.
+    """
+    if minutes <= 0:
+        raise ValueError(f"a learning-rate decay over minutes needs minutes > 0, got {minutes}")
+    if warmup_steps < 0 or initial_rate < 0:
+        raise ValueError(f"warmup_steps and initial_rate must be >= 0, got {warmup_steps} and {initial_rate}")
+
+    def rates() -> Iterator[float]:
+        start: Optional[float] = None
+        step = 0
+        while True:
+            if step == 1:
+                start = time.perf_counter()
+            warm = min(1.0, step / warmup_steps) if warmup_steps else 1.0
+            spent = 0.0 if start is None else (time.perf_counter() - start) / (minutes * 60)
+            yield initial_rate * min(warm, max(0.0, 1.0 - spent))
+            step += 1
+
+    return rates()
 
 
 @registry.loggers("spacy-lal.LearningCurveLogger.v1")

@@ -12,7 +12,12 @@ from spacy.tokens import DocBin
 
 import spacy_lal  # noqa: F401  (entry points, extensions)
 from spacy_lal.__main__ import main as cli
-from spacy_lal.training import TrainingBudgetSpent, make_learning_curve_logger, make_training_budget
+from spacy_lal.training import (
+    TrainingBudgetSpent,
+    make_learning_curve_logger,
+    make_training_budget,
+    make_warmup_linear_minutes,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -32,6 +37,48 @@ def test_budget_ends_training_after_its_minutes():
     unlimited(None, {"step": 1})
     with pytest.raises(ValueError):
         make_training_budget(minutes=-1)
+
+
+def test_minutes_schedule_warms_up_by_steps_and_ends_with_the_budget(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])
+    rates = make_warmup_linear_minutes(initial_rate=0.002, warmup_steps=4, minutes=10)
+    assert next(rates) == 0.0  # drawn when the optimizer is built
+    now[0] = 160.0  # initialization takes a minute: not counted
+    assert next(rates) == pytest.approx(0.0005)  # after the first update: step 1 of 4, clock starts
+    now[0] += 60  # a tenth of the budget
+    assert [next(rates) for _ in range(3)] == pytest.approx([0.001, 0.0015, 0.0018])
+    now[0] += 240  # half of it: the decay, not the number of steps, sets the rate
+    assert next(rates) == pytest.approx(0.001)
+    now[0] += 600  # past the budget
+    assert next(rates) == 0.0
+    with pytest.raises(ValueError):
+        make_warmup_linear_minutes(initial_rate=0.002, warmup_steps=4, minutes=0)
+
+
+def test_minutes_schedule_drives_thincs_adam_from_a_config():
+    from thinc.api import Config
+    from spacy.util import registry
+
+    config = Config().from_str("""
+[training]
+[training.before_update]
+@callbacks = "spacy-lal.training_budget.v1"
+minutes = 1
+[training.optimizer]
+@optimizers = "Adam.v1"
+[training.optimizer.learn_rate]
+@schedules = "spacy-lal.warmup_linear_minutes.v1"
+warmup_steps = 2
+initial_rate = 0.002
+minutes = ${training.before_update.minutes}
+""")
+    optimizer = registry.resolve(config)["training"]["optimizer"]
+    assert optimizer.learn_rate == 0.0
+    optimizer.step_schedules()
+    assert optimizer.learn_rate == pytest.approx(0.001, rel=1e-3)
+    optimizer.step_schedules()
+    assert 0.0019 < optimizer.learn_rate <= 0.002
 
 
 def test_curve_logger_writes_one_line_per_evaluation(tmp_path):
