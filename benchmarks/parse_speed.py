@@ -39,7 +39,9 @@ def main(argv=None) -> int:
                              "in the same rounds, each named by its folder")
     parser.add_argument("--baseline", default=BASELINE, help=f"spaCy's parser pipeline (default {BASELINE})")
     parser.add_argument("--no-srl", action="store_true", help="time only the parser pipeline against spaCy's")
-    parser.add_argument("--quantize", action="store_true", help="also time lal_parser decoding with int8 weights")
+    parser.add_argument("--quantize", action="store_true",
+                        help="also time our pipelines with int8 prediction (spacy_lal.quantize: the tok2vec's "
+                             "products and lal_parser's Linear layers)")
     parser.add_argument("--blis", action="store_true",
                         help="also time lal_parser with its tok2vec's Thinc products on BLIS (spaCy's default "
                              "NumpyOps) instead of torch (TorchGemmOps)")
@@ -65,12 +67,11 @@ def main(argv=None) -> int:
         suffix = "" if len(args.ours or []) < 2 else f" [{ours.parent.name if ours.name.startswith('model-') else ours.name}]"
         pipelines[f"lal_parser{suffix}"] = spacy.load(ours, exclude=parser_only)
         if args.quantize:
-            int8 = {"components": {"lal_parser": {"quantize": True}}}
-            pipelines[f"lal_parser int8{suffix}"] = spacy.load(ours, exclude=parser_only, config=int8)
+            pipelines[f"lal_parser int8{suffix}"] = spacy_lal.quantize(spacy.load(ours, exclude=parser_only))
         if args.blis:
             pipelines[f"lal_parser BLIS{suffix}"] = on_blis(spacy.load(ours, exclude=parser_only))
-        if not args.no_srl:
-            whole = pipelines[f"lal all{suffix}"] = spacy.load(ours)
+        for int8 in [] if args.no_srl else [False, True] if args.quantize else [False]:
+            whole = pipelines[f"lal all{' int8' if int8 else ''}{suffix}"] = spacy_lal.quantize(spacy.load(ours), int8)
             if "lal_srl" in whole.pipe_names:
                 whole.get_pipe("lal_srl").cfg["predicates"] = "predicted"
     first = next(iter(pipelines))

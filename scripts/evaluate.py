@@ -67,7 +67,8 @@ def main(argv=None) -> int:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--output", type=Path)
     parser.add_argument("--decoder", choices=["eisner", "mst", "joint"], help="lal_parser's dependency decoder")
-    parser.add_argument("--quantize", action="store_true", help="lal_parser decodes with int8 Linear layers")
+    parser.add_argument("--quantize", action="store_true",
+                        help="int8 prediction (spacy_lal.quantize: the tok2vecs' products, lal_parser's Linear layers)")
     parser.add_argument("--srl-predicates", choices=["gold", "predicted"], default="gold", help="lal_srl's predicates")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "tree"], help="lal_srl's decoder")
     parser.add_argument("--srl-gold-trees", action="store_true", help="SRL over the gold trees (lal_parser left out)")
@@ -82,7 +83,7 @@ def main(argv=None) -> int:
     from spacy.scorer import Scorer
     from spacy.training import Example
 
-    import spacy_lal  # noqa: F401
+    import spacy_lal
     from spacy_lal.pipeline.lal_srl import make_srl_full_scorer, mark_predicates
     from spacy_lal.scoring.spacy_scorers import score_constituency, score_dependencies
 
@@ -90,7 +91,7 @@ def main(argv=None) -> int:
     if args.decoder:
         nlp.get_pipe("lal_parser").set_decoder(args.decoder)
     if args.quantize:
-        nlp.get_pipe("lal_parser").cfg["quantize"] = True
+        spacy_lal.quantize(nlp)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     inputs = gold_inputs(nlp.vocab, gold)
     disable = list(args.disable)

@@ -3,7 +3,7 @@ from typing import Any
 
 from .extensions import register_extensions
 
-__all__ = ["load", "pipeline_path", "shipped_pipelines", "parse_with_constraints"]
+__all__ = ["load", "pipeline_path", "shipped_pipelines", "parse_with_constraints", "quantize"]
 __version__ = "0.1.0.dev0"
 
 register_extensions()
@@ -16,6 +16,10 @@ def __getattr__(name: str) -> Any:
         from .pipeline import lal_parser
 
         return lal_parser.parse_with_constraints
+    if name == "quantize":
+        from .quantization import quantize
+
+        return quantize
     if name in __all__:
         from . import pretrained
 

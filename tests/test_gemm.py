@@ -80,3 +80,72 @@ def test_sentence_tok2vec_uses_torch_gemm_and_keeps_its_vectors():
     assert not any(isinstance(layer.ops, TorchGemmOps) for layer in theirs.walk())
     for mine, reference in zip(ours.predict(docs), theirs.predict(docs)):
         numpy.testing.assert_allclose(mine, reference, rtol=1e-4, atol=1e-5)
+
+
+def _tok2vec_and_docs():
+    vocab = spacy.blank("en").vocab
+    embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+             "rows": [200, 50], "include_static_vectors": False}
+    encode = {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 32, "window_size": 1,
+              "maxout_pieces": 3, "depth": 2}
+    model = spacy.util.registry.resolve(
+        {"t": {"@architectures": "spacy-lal.SentenceTok2Vec.v1", "embed": embed, "encode": encode}}
+    )["t"]
+    docs = [Doc(vocab, words="Dogs bark .".split()), Doc(vocab, words="The cat sat down on the mat .".split())]
+    model.initialize(X=docs)
+    return model, docs
+
+
+def test_int8_products_serve_predictions_only():
+    """With int8 on, a prediction's products use int8 weights: close to the float vectors, not
+    equal; training products stay float, and an update (weights changed in place, as Thinc's
+    optimizers do, by a training pass) makes the int8 weights again from the new ones."""
+    model, docs = _tok2vec_and_docs()
+    exact = model.predict(docs)
+    reference_train, _ = model.begin_update(docs)
+
+    def close(a, b):
+        return all(numpy.abs(x - y).max() < 0.1 * numpy.abs(y).max() for x, y in zip(a, b))
+
+    model.ops.int8 = True
+    int8 = model.predict(docs)
+    assert close(int8, exact) and not any(numpy.array_equal(x, y) for x, y in zip(int8, exact))
+    for layer in model.walk():
+        if layer.has_param("W") and layer.name == "maxout":
+            layer.get_param("W")[...] *= -1.0
+    trained, _ = model.begin_update(docs)
+    assert not close(trained, reference_train)  # the update changed the model
+    model.ops.int8 = False
+    changed_exact = model.predict(docs)
+    for got, expected in zip(trained, changed_exact):  # training's products are float
+        numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    model.ops.int8 = True
+    changed = model.predict(docs)
+    assert close(changed, changed_exact) and not close(changed, int8)
+
+
+def test_quantize_switches_a_pipelines_tok2vec():
+    import copy
+    import pickle
+
+    import spacy_lal
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": {"@architectures": "spacy-lal.SentenceTok2Vec.v1",
+                                              "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32,
+                                                        "attrs": ["NORM", "SHAPE"], "rows": [200, 50],
+                                                        "include_static_vectors": False},
+                                              "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2",
+                                                         "width": 32, "window_size": 1, "maxout_pieces": 3,
+                                                         "depth": 2}}})
+    nlp.initialize()
+    assert spacy_lal.quantize(nlp) is nlp
+    ops = {layer.ops for layer in nlp.get_pipe("tok2vec").model.walk()}
+    assert len(ops) == 1 and all(o.int8 for o in ops)
+    doc = nlp("Dogs bark loudly at night.")
+    assert doc.tensor.shape == (6, 32)
+    # Copies and pickles of the quantized pipeline's model (spaCy makes both) carry no torch state.
+    clone = copy.deepcopy(nlp.get_pipe("tok2vec").model)
+    pickle.loads(pickle.dumps(clone))
+    spacy_lal.quantize(nlp, enabled=False)
+    assert not any(layer.ops.int8 for layer in nlp.get_pipe("tok2vec").model.walk())

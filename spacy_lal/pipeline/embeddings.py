@@ -44,7 +44,7 @@ from thinc.api import (
 )
 from thinc.types import Floats2d, Ints2d, Padded
 
-from .gemm import use_torch_gemm
+from .gemm import TorchGemmOps, prediction, use_torch_gemm
 
 # Knuth's multiplicative hash constant (2^32 / golden ratio): spreads neighbouring code points of
 # one script over the buckets instead of aliasing them onto one run of ids.
@@ -336,6 +336,17 @@ def _sentence_tok2vec_forward(
         for part in _slices(docs, PREDICT_SLICE_TOKENS):
             outputs.extend(_sentence_tok2vec_forward(model, part, is_train)[0])
         return outputs, lambda d_outputs: []
+    if not is_train:
+        with prediction():
+            return _sentence_tok2vec_pass(model, docs, is_train)
+    if isinstance(model.ops, TorchGemmOps):
+        model.ops.forget_int8_weights()  # training changes the weights they were made from
+    return _sentence_tok2vec_pass(model, docs, is_train)
+
+
+def _sentence_tok2vec_pass(
+    model: Model, docs: List[Doc], is_train: bool
+) -> Tuple[List[Floats2d], Callable[[List[Floats2d]], List[Doc]]]:
     embed, encode = model.layers
     embedded, bp_embed = embed(docs, is_train)
     bounds = [sentence_bounds(doc) for doc in docs]

@@ -11,7 +11,6 @@ dependencies, or both at once with the joint decoder (``spacy_lal.decode``), the
 dependency labels on the decoded arcs (the root label on the root arc only).
 """
 import copy
-import warnings
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -22,6 +21,7 @@ import torch
 from ..decode import chu_liu_edmonds_batch, cky_batch, eisner_batch, joint_batch
 from ..nn.parser import LabelAttentionParserModel, ParserOutput
 from ..nn.span import fencepost_vectors
+from .gemm import torch_quantization
 
 DEPENDENCY_DECODERS = ("eisner", "mst", "joint")
 
@@ -214,10 +214,7 @@ def quantized_copy(parser: LabelAttentionParserModel) -> LabelAttentionParserMod
         for name, module in parser.named_modules()
         if isinstance(module, torch.nn.Linear) and name != "span_scorer.w1"
     }
-    with warnings.catch_warnings():
-        # torch 2.13 announces that quantized tensors will go one day; until then they are the
-        # way to int8 Linear layers on CPU, and the warning would reach every user of the option.
-        warnings.filterwarnings("ignore", message=".*quantize_per_tensor.*deprecated", category=UserWarning)
+    with torch_quantization():
         return torch.ao.quantization.quantize_dynamic(copy.deepcopy(parser).eval(), spec, dtype=torch.qint8)
 
 

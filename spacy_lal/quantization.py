@@ -1,0 +1,30 @@
+"""int8 prediction on CPU for a whole pipeline: ``spacy_lal.quantize(nlp)``.
+
+Two switches, one call: every tok2vec on ``pipeline/gemm.py:TorchGemmOps`` (the shipped ones, and
+the private copies that pretrained ``lal_parser``/``lal_srl`` components carry) multiplies its
+prediction products with int8 weights, and ``lal_parser``/``lal_dependency_parser`` decode with a
+dynamically quantized copy of their Linear layers (their ``quantize`` setting). Training is never
+quantized. What it costs in accuracy and buys in speed: README, "Speed and memory".
+"""
+from spacy.language import Language
+
+from .pipeline.gemm import TorchGemmOps
+
+__all__ = ["quantize"]
+
+
+def quantize(nlp: Language, enabled: bool = True) -> Language:
+    """Turn int8 prediction on (or off, ``enabled=False``) for ``nlp``'s components; returns ``nlp``.
+
+    Not saved with the pipeline: call it after ``spacy.load``.
+    """
+    for _, component in nlp.components:
+        model = getattr(component, "model", None)
+        for layer in model.walk() if hasattr(model, "walk") else ():
+            if isinstance(layer.ops, TorchGemmOps):
+                layer.ops.int8 = enabled
+                layer.ops.forget_int8_weights()
+        cfg = getattr(component, "cfg", None)
+        if isinstance(cfg, dict) and "quantize" in cfg:
+            cfg["quantize"] = enabled
+    return nlp
