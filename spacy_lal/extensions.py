@@ -376,9 +376,15 @@ def _regions(doc: Doc) -> List[_Region]:
 
 def _tree_before(doc: Doc, i: int, inclusive: bool = False) -> Optional[Tuple[int, dict]]:
     """The nearest stored tree starting before token ``i`` (or at it, if ``inclusive``)."""
-    last = i if inclusive else i - 1
-    before = [(first, value) for first, value in _stored(doc, TREE_ATTR).items() if first <= last]
-    return before[-1] if before else None
+    # Back from i to the nearest tree's first token (the start of i's sentence when it is
+    # parsed): the span API calls this for every span it is asked about, so it must not scan the
+    # whole Doc. The key is the one spaCy stores token extensions under (see _token_keys).
+    data = doc.user_data
+    for j in range(i if inclusive else i - 1, -1, -1):
+        value = data.get(("._.", TREE_ATTR, doc[j].idx, None))
+        if value is not None:
+            return j, value
+    return None
 
 
 def _token_keys(doc: Doc, attr: str) -> List[Tuple[str, str, int, None]]:

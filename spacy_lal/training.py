@@ -53,7 +53,8 @@ def make_warmup_linear_minutes(initial_rate: float, warmup_steps: int, minutes: 
     run's budget, ``${training.before_update.minutes}``); each step takes the lower of the two.
 
     Thinc's optimizer draws the first value when it is built and one after each update, so the
-    clock starts at the second draw, after the first update, as the budget's does.
+    clock starts at the second draw, after the first update: one step after the budget's clock,
+    which starts before it.
     """
     if minutes <= 0:
         raise ValueError(f"a learning-rate decay over minutes needs minutes > 0, got {minutes}")

@@ -96,3 +96,13 @@ def test_self_attention_written_out_for_dropout_equals_sdpa(monkeypatch):
     monkeypatch.undo()
     assert not torch.allclose(attention.train()(x, key_mask), expected, atol=1e-3)
 
+
+
+@pytest.mark.parametrize("p", [1e-6, 1 - 1e-6])
+def test_probabilities_next_to_0_and_1_keep_their_meaning(p):
+    """A probability closer to 0 or 1 than the 16-bit draws can tell still drops (or keeps) at
+    about its rate, never at rate 0 or with an infinite scale."""
+    torch.manual_seed(0)
+    out = dropout(torch.ones(N), p)
+    assert torch.isfinite(out).all()
+    assert _within((out != 0).float().mean().item(), 1 - p, N)

@@ -139,6 +139,16 @@ def test_quantized_shipped_pipeline_parses_nearly_as_the_float_one():
     assert same >= 0.9 * sum(map(len, exact))
     spacy_lal.quantize(nlp, enabled=False)
     assert [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)] == exact
+    # A pretrained component's private tok2vec (spaCy's replace_listeners copies the model onto
+    # plain NumpyOps) multiplies through torch too, so quantize reaches it.
+    from spacy_lal.pipeline.gemm import TorchGemmOps
+
+    alone = spacy.blank("en")
+    alone.add_pipe("lal_parser")
+    layers = list(alone.get_pipe("lal_parser").model.walk())
+    assert any(isinstance(layer.ops, TorchGemmOps) for layer in layers)
+    spacy_lal.quantize(alone)
+    assert all(layer.ops.int8 for layer in layers if isinstance(layer.ops, TorchGemmOps))
 
 
 @pytest.mark.skipif("en_lal_ewt_trf" not in shipped_pipelines(), reason="en_lal_ewt_trf is not built")

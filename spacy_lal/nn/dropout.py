@@ -43,9 +43,11 @@ def keep_mask(shape: Sequence[int], p: float, like: Tensor) -> Tensor:
     n = 1
     for size in shape:
         n *= int(size)
-    if like.device.type != "cpu" or n < NUMPY_MIN_ELEMENTS:
-        return torch.empty(tuple(shape), dtype=like.dtype, device=like.device).bernoulli_(1.0 - p).div_(1.0 - p)
     threshold = round(p * _LEVELS)  # drop where the 16-bit draw is below it
+    # Probabilities within 2^-17 of 0 or 1 round to a threshold of 0 or 2^16 (never drop, or
+    # divide by zero): torch's sampler draws those, as it draws small tensors and GPU ones.
+    if like.device.type != "cpu" or n < NUMPY_MIN_ELEMENTS or not 0 < threshold < _LEVELS:
+        return torch.empty(tuple(shape), dtype=like.dtype, device=like.device).bernoulli_(1.0 - p).div_(1.0 - p)
     seed = int(torch.randint(0, 2**62, (), dtype=torch.int64))
     bits = numpy.random.PCG64(seed).random_raw((n + 3) // 4).view(numpy.uint16)[:n]
     keep = torch.from_numpy(bits >= threshold).view(tuple(shape))

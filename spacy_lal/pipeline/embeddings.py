@@ -44,7 +44,7 @@ from thinc.api import (
 )
 from thinc.types import Floats2d, Ints2d, Padded
 
-from .gemm import TorchGemmOps, prediction, use_torch_gemm
+from .gemm import prediction, use_torch_gemm
 
 # Knuth's multiplicative hash constant (2^32 / golden ratio): spreads neighbouring code points of
 # one script over the buckets instead of aliasing them onto one run of ids.
@@ -279,6 +279,9 @@ def build_sentence_tok2vec(
     )
     model.set_ref("embed", embed)
     model.set_ref("encode", encode)
+    # spaCy's replace_listeners gives a listening component a copy of this model, and Thinc's
+    # copies are built on plain NumpyOps: this puts the copy's layers back on TorchGemmOps.
+    model.attrs["replace_listener"] = use_torch_gemm
     return use_torch_gemm(model)
 
 
@@ -339,8 +342,6 @@ def _sentence_tok2vec_forward(
     if not is_train:
         with prediction():
             return _sentence_tok2vec_pass(model, docs, is_train)
-    if isinstance(model.ops, TorchGemmOps):
-        model.ops.forget_int8_weights()  # training changes the weights they were made from
     return _sentence_tok2vec_pass(model, docs, is_train)
 
 

@@ -29,10 +29,11 @@ __all__ = ["TorchGemmOps", "use_torch_gemm", "prediction", "torch_quantization"]
 
 _STATE = threading.local()
 # Per ops instance, the int8 weights made from its layers' float weights, keyed by the float
-# array's address and layout; each entry keeps its float array alive, so the address cannot be
-# reused by another array while the entry stands. Outside the instance, so copying or pickling a
+# array's address and layout, each with a copy of the floats it was made from: Thinc's optimizers
+# update weights in place, and a weight found changed is quantized again. An entry goes when its
+# array does (Model.from_bytes swaps arrays). Outside the instance, so that copying or pickling a
 # model (spaCy does both) never meets torch's packed weights.
-_INT8_WEIGHTS: "weakref.WeakKeyDictionary[TorchGemmOps, Dict[Tuple, Tuple[numpy.ndarray, Any]]]" = (
+_INT8_WEIGHTS: "weakref.WeakKeyDictionary[TorchGemmOps, Dict[Tuple, Tuple[numpy.ndarray, Any, Any]]]" = (
     weakref.WeakKeyDictionary()
 )
 
@@ -51,7 +52,7 @@ def torch_quantization() -> Iterator[None]:
 @contextmanager
 def prediction() -> Iterator[None]:
     """Products in this block (this thread) serve a prediction only: with ``int8`` on, they may be
-    int8. The tok2vec enters it when it predicts, and forgets its int8 weights when it trains."""
+    int8. The tok2vec enters it when it predicts."""
     before = getattr(_STATE, "predicting", False)
     _STATE.predicting = True
     try:
@@ -103,13 +104,17 @@ class TorchGemmOps(NumpyOps):
         cache = _INT8_WEIGHTS.setdefault(self, {})
         key = (weight.__array_interface__["data"][0], weight.shape, weight.strides)
         found = cache.get(key)
-        if found is None:
+        if found is None or not numpy.array_equal(found[0], weight):
             linear = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=False)
             linear.weight.data = torch.from_numpy(weight.copy())
             linear.qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
             with torch_quantization():
-                found = (weight, torch.ao.nn.quantized.dynamic.Linear.from_float(linear))
-            cache[key] = found
+                quantized = torch.ao.nn.quantized.dynamic.Linear.from_float(linear)
+            base = weight
+            while isinstance(base.base, numpy.ndarray):  # Maxout reads its weights through a view
+                base = base.base
+            gone = weakref.ref(base, lambda _, cache=cache, key=key: cache.pop(key, None))
+            found = cache[key] = (weight.copy(), quantized, gone)
         return found[1]
 
 
