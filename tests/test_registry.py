@@ -26,6 +26,8 @@ REGISTRIES = {
     "spacy_augmenters": "augmenters",
     "spacy_callbacks": "callbacks",
     "spacy_loggers": "loggers",
+    # Thinc's registries take entry points of their own group names.
+    "thinc_schedules": "schedules",
 }
 
 
