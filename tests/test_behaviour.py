@@ -155,7 +155,7 @@ def test_data_file_is_well_formed():
 
 # Shipped pipelines known to be under the bar, and by how much (README "Behavioural checks"):
 # strict, so that the mark goes once one passes.
-BELOW_BAR = {"en_lal_ewt": "88.1% of the checks with GloVe alone; en_lal_ewt_trf meets the bar"}
+BELOW_BAR = {"en_lal_ewt": "89.1% of the checks with GloVe alone; en_lal_ewt_trf meets the bar"}
 
 
 @pytest.mark.slow

@@ -13,7 +13,11 @@ from spacy_lal.pipeline.units import make_units
 from spacy_lal.pretrained import shipped_pipelines
 
 TEXT = "The old man saw the boy with the telescope in New York City yesterday."
-CITY = (10, 12)  # "New York", inside the flat NP "New York City": not a constituent unconstrained
+CITY = (10, 12)  # "New York"
+# "Bank of America" without its determiner: the shipped parser makes "the Bank" an NP with the
+# PP "of America" attached to it, so the entity is not a constituent unconstrained.
+BANK_TEXT = "She works for the Bank of America in Charlotte."
+BANK = (4, 7)
 BOY = (4, 9)  # "the boy with the telescope": neither
 
 
@@ -87,6 +91,12 @@ def with_city(nlp):
     return doc
 
 
+def with_bank(nlp):
+    doc = nlp.make_doc(BANK_TEXT)
+    doc.ents = [Span(doc, *BANK, label="ORG")]
+    return doc
+
+
 def assert_heads_follow_the_tree(doc):
     """Every constituent has exactly one word whose head lies outside it (or is the root): the
     dependencies are lexical heads of the tree."""
@@ -101,11 +111,11 @@ def test_ents_become_constituents(nlp, decoder):
     parser = nlp.get_pipe("lal_parser")
     parser.set_decoder(decoder)
     try:
-        plain = nlp(with_city(nlp))
+        plain = nlp(with_bank(nlp))
         with pytest.raises(NotAConstituentError):
-            plain[CITY[0] : CITY[1]]._.labels  # so the constraint has something to change
+            plain[BANK[0] : BANK[1]]._.labels  # so the constraint has something to change
         parser.set_constraints(require=["ents"])
-        doc = nlp(with_city(nlp))
+        doc = nlp(with_bank(nlp))
     finally:
         parser.set_constraints(require=[], no_cross=[])
         parser.set_decoder("joint")
@@ -160,8 +170,8 @@ def test_inconsistent_constraints_never_crash(nlp, caplog):
 def test_constraints_setting_is_saved_and_restored(nlp, tmp_path):
     path = spacy_lal.pipeline_path()
     setting = {"require": ["ents"], "no_cross": ["spans:mine"]}
-    # A pipeline saved with this version has the setting's section in its config (the shipped
-    # one predates it: `set_constraints` changes it there), so a load can override it.
+    # A pipeline saved with this version has the setting's section in its config, so a load can
+    # override it.
     nlp.to_disk(tmp_path / "saved")
     assert spacy.load(tmp_path / "saved").config["components"]["lal_parser"]["constraints"]["require"] == []
     loaded = spacy.load(tmp_path / "saved", config={"components": {"lal_parser": {"constraints": setting}}})
@@ -180,9 +190,10 @@ def test_constraints_setting_is_saved_and_restored(nlp, tmp_path):
 @shipped
 def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
     srl = nlp.get_pipe("lal_srl")
-    # The shipped labeller's BIO Viterbi gives `working` the argument "on the project with his
-    # colleagues from Berlin", which is not a constituent of the shipped parser's tree.
-    text = "He has been working on the project with his colleagues from Berlin since March. He said they left."
+    # The shipped labeller's BIO Viterbi gives `post` the argument "from the opinion and dissents
+    # when I'm finished", which is not a constituent of the shipped parser's tree (an EWT test
+    # sentence).
+    text = "I'll post highlights from the opinion and dissents when I'm finished. He said they left."
     try:
         srl.set_decoder("viterbi")
         free = nlp(text)
@@ -217,7 +228,7 @@ def test_srl_user_spans_and_settings_round_trip(nlp):
     srl = nlp.get_pipe("lal_srl")
     text = "The old man saw the boy with the telescope."
     doc = nlp.make_doc(text)
-    allowed = [(0, 3), (4, 9)]
+    allowed = [(0, 3), (4, 6)]
     doc.spans["args"] = [doc[s:e] for s, e in allowed]
     srl.set_decoder("tree", argument_spans=["spans:args"])
     try:
@@ -226,7 +237,7 @@ def test_srl_user_spans_and_settings_round_trip(nlp):
     finally:
         srl.set_decoder("viterbi", argument_spans=["tree"])
     args = [(a.start, a.end) for f in doc._.srl for a in f.arguments]
-    assert (4, 9) in args  # the span the user allowed, not only single words
+    assert (4, 6) in args  # the span the user allowed, not only single words
     assert all(e - s == 1 or (s, e) in allowed for s, e in args)
     with pytest.raises(ValueError, match="unknown span source"):
         srl.set_decoder("tree", argument_spans=["constituents"])
