@@ -96,7 +96,6 @@ class TorchGemmOps(NumpyOps):
         torch.mm(a, b, out=torch.from_numpy(out))
         return out
 
-
     def _int8_weight(self, weight: numpy.ndarray) -> Any:
         """A dynamically quantized Linear computing ``x @ weight.T`` (``weight``: ``(out, in)``)."""
         import torch
@@ -105,8 +104,9 @@ class TorchGemmOps(NumpyOps):
         key = (weight.__array_interface__["data"][0], weight.shape, weight.strides)
         found = cache.get(key)
         if found is None or not numpy.array_equal(found[0], weight):
+            floats = weight.copy()  # what the int8 weights are checked against at each use
             linear = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=False)
-            linear.weight.data = torch.from_numpy(weight.copy())
+            linear.weight.data = torch.from_numpy(floats)
             linear.qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
             with torch_quantization():
                 quantized = torch.ao.nn.quantized.dynamic.Linear.from_float(linear)
@@ -114,7 +114,7 @@ class TorchGemmOps(NumpyOps):
             while isinstance(base.base, numpy.ndarray):  # Maxout reads its weights through a view
                 base = base.base
             gone = weakref.ref(base, lambda _, cache=cache, key=key: cache.pop(key, None))
-            found = cache[key] = (weight.copy(), quantized, gone)
+            found = cache[key] = (floats, quantized, gone)
         return found[1]
 
 
