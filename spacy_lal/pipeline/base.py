@@ -29,7 +29,7 @@ logger = logging.getLogger("spacy_lal")
 
 DEFAULT_TOK2VEC = """
 [tok2vec]
-@architectures = "spacy.Tok2Vec.v2"
+@architectures = "spacy-lal.SentenceTok2Vec.v1"
 
 [tok2vec.embed]
 @architectures = "spacy.MultiHashEmbed.v2"
