@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quantize", action="store_true",
                         help="int8 prediction (spacy_lal.quantize: the tok2vecs' products, lal_parser's Linear layers)")
     parser.add_argument("--srl-predicates", choices=["gold", "predicted"], default="gold", help="lal_srl's predicates")
-    parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "tree"], help="lal_srl's decoder")
+    parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "unique_roles", "tree"], help="lal_srl's decoder")
     parser.add_argument("--srl-gold-trees", action="store_true", help="SRL over the gold trees (lal_parser left out)")
     parser.add_argument("--gold-np-constraints", choices=["require", "no_cross"], help="gold NPs with a proper noun as lal_parser constraints")
     parser.add_argument("--disable", nargs="*", default=[], help="components to leave out (e.g. to time the parser alone)")

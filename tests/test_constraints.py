@@ -1,12 +1,15 @@
 """Constrained decoding in the components: lal_parser's `constraints` (doc.ents, span groups,
-per-call spans) and lal_srl's "tree" decoder, on the unit mapping and on the shipped pipeline."""
+per-call spans) and lal_srl's "tree" and "unique_roles" decoders, on the unit mapping and on the
+shipped pipeline."""
 import logging
+from collections import Counter
 
 import pytest
 import spacy
 from spacy.tokens import Doc, Span
 
 import spacy_lal
+from spacy_lal.decode import CORE_ROLES
 from spacy_lal.extensions import NotAConstituentError
 from spacy_lal.pipeline.constraints import check_constraints, constrain_units, unit_spans
 from spacy_lal.pipeline.units import make_units
@@ -221,6 +224,28 @@ def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
         srl.set_decoder("viterbi")
     assert caplog.text.count("decoder 'tree': 2 of 2 sentences have no spans") == 1
     assert [f.data for f in fallback._.srl] == [f.data for f in viterbi._.srl]
+
+
+@shipped
+def test_srl_unique_roles_decoder_never_repeats_a_core_role(nlp):
+    srl = nlp.get_pipe("lal_srl")
+    # The shipped labeller's BIO Viterbi gives `sent` two ARG1s (the behaviour set's ditrans-2).
+    text = "The teacher sent the parents a letter. He showed me the pictures."
+    try:
+        srl.set_decoder("viterbi")
+        free = nlp(text)
+        srl.set_decoder("unique_roles")
+        doc = nlp(text)
+    finally:
+        srl.set_decoder("viterbi")
+
+    def core_roles(doc):
+        return [Counter(label for _, _, label in f.data.arguments if label in CORE_ROLES) for f in doc._.srl]
+
+    assert any(n > 1 for counts in core_roles(free) for n in counts.values())  # the option changes something
+    assert all(n == 1 for counts in core_roles(doc) for n in counts.values())
+    assert [f.data.predicate for f in doc._.srl] == [f.data.predicate for f in free._.srl]
+    assert [f.data for f in doc._.srl if f.data.predicate > 7] == [f.data for f in free._.srl if f.data.predicate > 7]
 
 
 @shipped

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spacy_lal.decode import (
+    CORE_ROLES,
     BIOScheme,
     bio_argmax,
     bio_argmax_batch,
@@ -464,6 +465,54 @@ def test_bio_viterbi_matches_brute_force(case):
     assert scheme.is_valid(out, predicate)
     best = scores[np.arange(n), seqs].astype(np.float64).sum(1).max()
     assert scores[np.arange(n), out].sum() == pytest.approx(best, abs=TOL)
+
+
+UNIQUE_SCHEME = ["O", "B-V", "I-V", "B-ARG0", "I-ARG0", "B-ARG1", "I-ARG1", "B-ARGM-TMP", "I-ARGM-TMP"]
+
+
+def role_starts(labels, seqs: np.ndarray, role: str) -> np.ndarray:
+    return (seqs == labels.index("B-" + role)).sum(1)
+
+
+@SETTINGS
+@given(st.data())
+def test_bio_viterbi_with_unique_roles_matches_brute_force(data):
+    labels = tuple(UNIQUE_SCHEME)
+    rng = rng_from(data.draw)
+    n = data.draw(st.integers(1, 5))
+    predicate = data.draw(st.none() | st.integers(0, n - 1))
+    scores = draw_scores(rng, (n, len(labels)), False)
+    # Make the unconstrained best repeat the core roles often.
+    scores[:, labels.index("B-ARG1")] += data.draw(st.sampled_from([0.0, 2.0]))
+    scores[:, labels.index("B-ARG0")] += data.draw(st.sampled_from([0.0, 2.0]))
+    scheme = BIOScheme(labels)
+    seqs = valid_sequences(labels, n, predicate)
+    seqs = seqs[(role_starts(labels, seqs, "ARG0") <= 1) & (role_starts(labels, seqs, "ARG1") <= 1)]
+    out = bio_viterbi(scores, scheme, predicate, unique_roles=CORE_ROLES)
+    assert scheme.is_valid(out, predicate)
+    assert all(count <= 1 for count in scheme.started(out, CORE_ROLES).values()), out
+    best = scores[np.arange(n), seqs].astype(np.float64).sum(1).max()
+    assert scores[np.arange(n), out].sum() == pytest.approx(best, abs=TOL)
+    # ARGM roles are not core: they may repeat.
+    plain = bio_viterbi(scores, scheme, predicate)
+    if all(count <= 1 for count in scheme.started(plain, CORE_ROLES).values()):
+        assert out == plain
+
+
+def test_bio_viterbi_unique_roles_relabels_the_weaker_repeat():
+    labels = UNIQUE_SCHEME
+    scheme = BIOScheme(labels)
+    scores = np.full((4, len(labels)), -5.0, dtype=np.float32)
+    scores[0, labels.index("B-ARG0")] = 0.0
+    scores[1, labels.index("B-V")] = 0.0
+    scores[2, labels.index("B-ARG1")] = 0.0  # ARG1 first, ARGM-TMP second
+    scores[2, labels.index("B-ARGM-TMP")] = -1.0
+    scores[3, labels.index("B-ARG1")] = 0.5  # the theme: the surer ARG1
+    assert bio_viterbi(scores, scheme, 1) == [3, 1, 5, 5]
+    assert bio_viterbi(scores, scheme, 1, unique_roles=CORE_ROLES) == [3, 1, 7, 5]
+    assert bio_viterbi_batch([scores, scores[:2]], scheme, [1, 1], unique_roles=["ARG1"]) == [[3, 1, 7, 5], [3, 1]]
+    with pytest.raises(ValueError, match="bio_viterbi: scores"):
+        bio_viterbi(np.full((2, len(labels)), np.nan, dtype=np.float32), scheme, unique_roles=CORE_ROLES)
 
 
 @SETTINGS

@@ -100,7 +100,7 @@ def raw_docs(nlp):
     return [Doc(nlp.vocab, words=words) for words, _ in SENTENCES]
 
 
-@pytest.mark.parametrize("decoder", ["argmax", "viterbi"])
+@pytest.mark.parametrize("decoder", ["argmax", "viterbi", "unique_roles"])
 def test_overfit_with_gold_predicates(trained, decoder):
     nlp, examples = trained
     nlp.get_pipe("lal_srl").cfg["decoder"] = decoder

@@ -1,8 +1,10 @@
-"""``python -m spacy_lal behaviour [--model PIPELINE] [--data PATH]``: the behavioural checks.
+"""``python -m spacy_lal behaviour [--model PIPELINE] [--data PATH] [--srl-decoder NAME]``: the
+behavioural checks.
 
 Parses each hand-checked sentence of the behaviour file (default: ``spacy_lal/data/behaviour.jsonl``
 of the source tree) from its gold words and prints the pass rate by construction, then every
 failed check with what was expected and what the pipeline gave. ``--json`` prints the same as JSON.
+``--srl-decoder`` labels roles with another of ``lal_srl``'s decoders than the pipeline's.
 """
 import argparse
 import json
@@ -29,6 +31,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--data", type=Path, default=DEFAULT_DATA, help="behaviour file (JSON lines; default: %(default)s)"
     )
+    parser.add_argument("--srl-decoder", help="lal_srl's decoder (argmax, viterbi, unique_roles, tree)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=main)
 
@@ -50,6 +53,15 @@ def main(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"behaviour: cannot load the pipeline {args.model!r}: {' '.join(str(error).split())}", file=sys.stderr)
         return 1
+    if args.srl_decoder is not None:
+        if "lal_srl" not in nlp.pipe_names:
+            print(f"behaviour: --srl-decoder needs lal_srl, and {args.model!r} has none", file=sys.stderr)
+            return 1
+        try:
+            nlp.get_pipe("lal_srl").set_decoder(args.srl_decoder)
+        except ValueError as error:
+            print(f"behaviour: {error}", file=sys.stderr)
+            return 1
     report = run_checks(nlp, args.data)
     if args.json:
         print(json.dumps({

@@ -54,6 +54,7 @@ __all__ = [
     "joint",
     "joint_batch",
     "BIOScheme",
+    "CORE_ROLES",
     "bio_viterbi",
     "bio_viterbi_batch",
     "bio_argmax",
@@ -65,6 +66,10 @@ __all__ = [
 ]
 
 Span = Tuple[int, int]
+
+#: PropBank's numbered (core) roles, which a frame has at most once each (He et al. 2017, sec. 3.3;
+#: `bio_viterbi(..., unique_roles=CORE_ROLES)`). ARG1-DSP stands in for ARG1 and counts on its own.
+CORE_ROLES = ("ARG0", "ARG1", "ARG1-DSP", "ARG2", "ARG3", "ARG4", "ARG5", "ARGA")
 
 
 class CKYResult(NamedTuple):
@@ -526,6 +531,15 @@ class BIOScheme:
     def __repr__(self) -> str:
         return f"BIOScheme({list(self.labels)!r})"
 
+    def started(self, sequence: Sequence[int], roles: Iterable[str]) -> dict[str, int]:
+        """How many spans of each of ``roles`` a label sequence starts (its B- labels)."""
+        counts = {role: 0 for role in roles}
+        for label in sequence:
+            name = self.labels[label]
+            if name.startswith("B-") and name[2:] in counts:
+                counts[name[2:]] += 1
+        return counts
+
     def allowed(self, prev: Optional[int], label: int) -> bool:
         """Whether `label` may follow `prev` (None: at the start). Ignores the predicate rules."""
         if self.kinds[label] != _viterbi.KIND_I:
@@ -583,31 +597,66 @@ def _bio_inputs(
 
 def _bio_batch(
     scores: Sequence[Any], scheme: BIOScheme, predicates: Optional[Sequence[Any]],
-    viterbi: bool, name: str, batch: bool,
+    viterbi: bool, name: str, batch: bool, unique_roles: Iterable[str] = (),
 ) -> list[list[int]]:
     arrays, preds = _bio_inputs(scores, scheme, predicates, name, batch)
     labels, status = _viterbi.bio_batch(arrays, scheme.tables, preds, viterbi)
     if status.any():
         i = int(np.flatnonzero(status)[0])
         raise _nonfinite(_batch_where(name, batch, i, "scores"))  # the only possible failure
-    return [out.tolist() for out in labels]
+    out = [row.tolist() for row in labels]
+    unique = tuple(dict.fromkeys(unique_roles))
+    if unique:
+        out = [_unique_roles(arr, scheme, int(p), row, unique) for arr, p, row in zip(arrays, preds, out)]
+    return out
 
 
 def bio_viterbi_batch(
-    scores: Sequence[Any], scheme: BIOScheme, predicates: Optional[Sequence[Optional[int]]] = None
+    scores: Sequence[Any],
+    scheme: BIOScheme,
+    predicates: Optional[Sequence[Optional[int]]] = None,
+    unique_roles: Iterable[str] = (),
 ) -> list[list[int]]:
-    """`bio_viterbi` over a list of [n, L] score matrices, in one GIL-free call."""
-    return _bio_batch(scores, scheme, predicates, True, "bio_viterbi_batch", True)
+    """`bio_viterbi` over a list of [n, L] score matrices, in one GIL-free call (and one more
+    call per sentence whose best sequence repeats one of ``unique_roles``)."""
+    return _bio_batch(scores, scheme, predicates, True, "bio_viterbi_batch", True, unique_roles)
 
 
-def bio_viterbi(scores: Any, scheme: BIOScheme, predicate: Optional[int] = None) -> list[int]:
+def _unique_roles(scores: np.ndarray, scheme: BIOScheme, predicate: int, best: list[int],
+                  unique: Tuple[str, ...]) -> list[int]:
+    """The best sequence in which no role of ``unique`` starts twice, given ``best``, the best
+    sequence without that constraint. Constraining all of ``unique`` costs 2^k states per label,
+    so only the roles found repeated are constrained, and the search is redone with any role
+    that then repeats: a best sequence that repeats none of ``unique`` is the constrained optimum,
+    since every sequence that satisfies the constraints satisfies the looser ones searched."""
+    constrained: list[str] = []
+    while True:
+        repeated = [role for role, count in scheme.started(best, unique).items() if count > 1]
+        if not repeated:
+            return best
+        constrained += [role for role in repeated if role not in constrained]
+        bits = np.full(len(scheme), -1, dtype=np.int32)
+        for k, role in enumerate(constrained):
+            if "B-" + role in scheme.index:
+                bits[scheme.index["B-" + role]] = k
+        labels, status = _viterbi.bio_unique(scores, scheme.tables, predicate, bits, len(constrained))
+        if status:  # scores were checked finite, and O may always follow: never infeasible
+            raise RuntimeError(f"bio_viterbi: constrained decoding failed (status {status})")
+        best = labels.tolist()
+
+
+def bio_viterbi(
+    scores: Any, scheme: BIOScheme, predicate: Optional[int] = None, unique_roles: Iterable[str] = ()
+) -> list[int]:
     """Best valid BIO sequence (label indices into `scheme.labels`), by constrained Viterbi, O(nL).
 
     scores: [n, L] per-token label scores; the sequence score is the sum of its token scores.
     predicate: token index of the predicate, or None for no V constraint (see `BIOScheme`).
+    unique_roles: roles (e.g. `CORE_ROLES`) that may start at most once: the best sequence under
+    that constraint too, O(n 2^k L) for the k of them the unconstrained best repeats.
     Returns [] for n = 0.
     """
-    return _bio_batch([scores], scheme, [predicate], True, "bio_viterbi", False)[0]
+    return _bio_batch([scores], scheme, [predicate], True, "bio_viterbi", False, unique_roles)[0]
 
 
 def bio_argmax_batch(

@@ -19,5 +19,11 @@ def bio_batch(
     """scores: C-contiguous float32 [n, L]; predicates: int32 [B], -1 for none.
     Returns (labels: int32 [n] each, status: int32 [B])."""
 
+def bio_unique(
+    scores: np.ndarray, scheme: SchemeTables, predicate: int, bits: np.ndarray, n_bits: int
+) -> Tuple[np.ndarray, int]:
+    """scores: C-contiguous float32 [n, L]; bits: int32 [L], the bit of each unique role's B- label
+    (else -1). Returns (labels: int32 [n], status)."""
+
 def repair(labels: np.ndarray, scheme: SchemeTables, predicate: int) -> None:
     """Repair a C-contiguous int32 label sequence in place; predicate -1 for none."""

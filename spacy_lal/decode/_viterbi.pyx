@@ -6,6 +6,9 @@ scores and the int32 tables of a `BIOScheme`).
 
 The BIO constraints make Viterbi O(n L) instead of O(n L^2): O and B-X may follow any label, so
 they all share the best previous score, and I-X may only follow B-X or I-X.
+
+`bio_unique` adds roles that may start at most once (core roles, He et al. 2017, sec. 3.3): its
+states are (roles started so far, label), 2^k L of them for k such roles, at O(n 2^k L).
 """
 cimport numpy as cnp
 from libc.math cimport INFINITY, isfinite
@@ -101,6 +104,88 @@ cdef int _viterbi(const float* s, int n, const Scheme* sc, int pred,
     out[n - 1] = am
     for t in range(n - 1, 0, -1):
         out[t - 1] = bp[t * L + out[t]]
+    return _OK
+
+
+cdef int _viterbi_unique(const float* s, int n, const Scheme* sc, int pred, const int* bit, int n_bits,
+                         double* prev, double* cur, double* best_m, int* arg_m, int* bp, int* out) noexcept nogil:
+    """Viterbi over states (m, l): m the set (bit mask) of unique roles started so far, l the
+    label. B-X of a unique role X (bit[l] >= 0) may only come from a state without X and adds
+    it; every other label keeps m. prev, cur: [M L]; best_m, arg_m: [M]; bp: [n M L], the
+    previous state m L + l of each state."""
+    cdef int L = sc.L
+    cdef int M = 1 << n_bits
+    cdef int t, l, b, k, m, x, state, am
+    cdef double best, acc
+    cdef double* tmp
+    cdef const float* row
+    if n == 0:
+        return _OK
+    acc = 0.0
+    for t in range(n * L):
+        acc += s[t]
+    if not isfinite(acc):
+        return _NONFINITE
+    for t in range(M * L):
+        prev[t] = -INFINITY
+    for l in range(L):
+        if sc.kind[l] == _KIND_I or (pred >= 0 and (l == sc.b_v) != (pred == 0)):
+            continue
+        prev[((1 << bit[l]) if bit[l] >= 0 else 0) * L + l] = s[l]
+    for t in range(1, n):
+        row = s + t * L
+        for m in range(M):
+            best_m[m] = -INFINITY
+            arg_m[m] = 0
+            for l in range(L):
+                if prev[m * L + l] > best_m[m]:
+                    best_m[m] = prev[m * L + l]
+                    arg_m[m] = l
+        for m in range(M):
+            for l in range(L):
+                state = m * L + l
+                if sc.kind[l] == _KIND_I:
+                    best = prev[state]
+                    k = l
+                    b = sc.begin[l]
+                    if b >= 0 and prev[m * L + b] >= best:
+                        best = prev[m * L + b]
+                        k = b
+                    cur[state] = best + row[l]
+                    bp[t * M * L + state] = m * L + k
+                elif bit[l] >= 0:
+                    x = 1 << bit[l]
+                    if m & x:
+                        cur[state] = best_m[m ^ x] + row[l]
+                        bp[t * M * L + state] = (m ^ x) * L + arg_m[m ^ x]
+                    else:
+                        cur[state] = -INFINITY
+                        bp[t * M * L + state] = 0
+                else:
+                    cur[state] = best_m[m] + row[l]
+                    bp[t * M * L + state] = m * L + arg_m[m]
+            if pred >= 0:
+                if t == pred:
+                    for l in range(L):
+                        if l != sc.b_v:
+                            cur[m * L + l] = -INFINITY
+                else:
+                    cur[m * L + sc.b_v] = -INFINITY
+        tmp = prev
+        prev = cur
+        cur = tmp
+    best = -INFINITY
+    am = -1
+    for state in range(M * L):
+        if prev[state] > best:
+            best = prev[state]
+            am = state
+    if am < 0:
+        return _INFEASIBLE
+    for t in range(n - 1, -1, -1):
+        out[t] = am % L
+        if t > 0:
+            am = bp[t * M * L + am]
     return _OK
 
 
@@ -208,6 +293,35 @@ def bio_batch(list scores, tuple scheme, const int[::1] predicates, bint viterbi
     finally:
         free(in_p); free(out_p); free(ns); free(prev); free(cur); free(bp)
     return labels, status
+
+
+def bio_unique(cnp.ndarray scores, tuple scheme, int predicate, cnp.ndarray bits, int n_bits):
+    """Constrained Viterbi of one validated C-contiguous float32 [n, L] score matrix in which the
+    roles of ``bits`` (int32 [L]: the role's bit for its B- label, else -1; ``n_bits`` of them)
+    start at most once. Returns (labels int32 [n], status)."""
+    cdef Scheme sc
+    _set_scheme(&sc, scheme)
+    cdef int n = scores.shape[0]
+    cdef int L = sc.L
+    cdef int M = 1 << n_bits
+    out = np.empty(n, dtype=np.int32)
+    cdef double* prev = <double*>malloc(M * L * sizeof(double))
+    cdef double* cur = <double*>malloc(M * L * sizeof(double))
+    cdef double* best_m = <double*>malloc(M * sizeof(double))
+    cdef int* arg_m = <int*>malloc(M * sizeof(int))
+    cdef int* bp = <int*>malloc(max(n, 1) * M * L * sizeof(int))
+    cdef const float* s = <const float*>cnp.PyArray_DATA(scores)
+    cdef const int* b = <const int*>cnp.PyArray_DATA(bits)
+    cdef int* o = <int*>cnp.PyArray_DATA(<cnp.ndarray>out)
+    cdef int status
+    try:
+        if prev == NULL or cur == NULL or best_m == NULL or arg_m == NULL or bp == NULL:
+            raise MemoryError()
+        with nogil:
+            status = _viterbi_unique(s, n, &sc, predicate, b, n_bits, prev, cur, best_m, arg_m, bp, o)
+    finally:
+        free(prev); free(cur); free(best_m); free(arg_m); free(bp)
+    return out, status
 
 
 def repair(int[::1] labels, tuple scheme, int predicate):

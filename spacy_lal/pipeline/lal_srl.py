@@ -17,9 +17,11 @@ Predicates (``predicates`` setting):
   VB* included, as PropBank annotates "be" and "have"); needs a tagger before the component.
 
 Decoders (``decoder`` setting): "argmax" (the paper's: per-token argmax, repaired to valid BIO),
-"viterbi" (the best valid BIO sequence), "tree" (the best valid BIO sequence whose arguments are
-all single words or spans of ``argument_spans``, by default the constituents of the trees that
-``lal_parser`` put on the Doc before this component: an exact span-level Viterbi,
+"viterbi" (the best valid BIO sequence), "unique_roles" (the best valid BIO sequence in which
+no core role, ARG0-ARG5 or ARGA, starts twice: He et al. 2017's constraint, by an exact Viterbi
+over the set of roles started; ``decode.bio_viterbi``), "tree" (the best valid BIO sequence whose
+arguments are all single words or spans of ``argument_spans``, by default the constituents of the
+trees that ``lal_parser`` put on the Doc before this component: an exact span-level Viterbi,
 ``decode.span_viterbi``). ``argument_spans`` lists sources as the parser's constraints do
 (``constraints.py``): "tree", "ents", "noun_chunks", "spans:KEY". A sentence for which the
 sources give no span (no tree on the Doc, e.g. ``lal_parser`` not in the pipeline) falls back to
@@ -97,7 +99,8 @@ def make_lal_srl(
     scorer: Optional[Callable],
 ) -> "SemanticRoleLabeler":
     """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
-    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "tree"
+    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "unique_roles"
+    (Viterbi, each core role at most once per frame) | "tree"
     (arguments restricted to single words and the spans of ``argument_spans``: "tree" = the
     constituents ``lal_parser`` predicted, "ents", "noun_chunks", "spans:KEY").
 
@@ -147,7 +150,7 @@ class SemanticRoleLabeler(UnitPipe):
         self._warned_no_lemmas = False
 
     def set_decoder(self, decoder: str, argument_spans: Optional[Sequence[str]] = None) -> None:
-        """Switch decoding on a trained labeller: "argmax", "viterbi" or "tree" (see the
+        """Switch decoding on a trained labeller: "argmax", "viterbi", "unique_roles" or "tree" (see the
         factory); ``argument_spans``: the sources of "tree"'s allowed spans (None keeps them)."""
         _check_decoder(self.name, decoder)
         self.cfg["decoder"] = decoder

@@ -5,9 +5,9 @@ One forward pass serves a whole batch: the predicate-identification head runs ov
 DeepAtt gathers one row per (unit, predicate) pair (after its input projection, so the
 projection runs once per sentence), and the pass returns either the summed loss (training:
 role, predicate and sense losses, each defined once in ``spacy_lal.nn.srl``) or, in
-:meth:`SrlAdapter.decode`, BIO sequences (argmax, constrained Viterbi, or the span-level Viterbi
-whose arguments are allowed spans such as the tree's constituents; ``spacy_lal.decode``) and
-senses.
+:meth:`SrlAdapter.decode`, BIO sequences (argmax, constrained Viterbi with or without unique core
+roles, or the span-level Viterbi whose arguments are allowed spans such as the tree's
+constituents; ``spacy_lal.decode``) and senses.
 """
 from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence, Tuple
@@ -15,11 +15,11 @@ from typing import List, Optional, Sequence, Tuple
 import numpy
 import torch
 
-from ..decode import BIOScheme, bio_argmax_batch, bio_viterbi_batch, span_viterbi_batch
+from ..decode import CORE_ROLES, BIOScheme, bio_argmax_batch, bio_viterbi_batch, span_viterbi_batch
 from ..nn.srl import DeepAtt, PredicateIdentifier, SenseClassifier, lengths_to_mask, predicate_rows
 
 IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
-DECODERS = ("argmax", "viterbi", "tree")
+DECODERS = ("argmax", "viterbi", "tree", "unique_roles")
 LOSS_REDUCTIONS = ("mean", "sum", "balanced_sum")
 
 
@@ -168,7 +168,8 @@ class SrlAdapter(torch.nn.Module):
     def decode(self, rows, positions, lengths, role_logits, sense_logits, decoder: str, spans=None) -> DecodedFrames:
         """BIO label ids and sense classes of each (unit, predicate) row. Decoder "tree": each
         row's arguments are ``spans`` of its unit (``SrlBatch.spans``) or single words, by the
-        exact span-level Viterbi; rows of units without spans get BIO Viterbi."""
+        exact span-level Viterbi; rows of units without spans get BIO Viterbi. "unique_roles":
+        BIO Viterbi in which no core role (``decode.CORE_ROLES``) starts twice in a row."""
         if decoder not in DECODERS:
             raise ValueError(f"decoder must be one of {DECODERS}, got {decoder!r}")
         units, positions = rows.tolist(), positions.tolist()
@@ -180,6 +181,8 @@ class SrlAdapter(torch.nn.Module):
         rows_scores = [scores[r, : n_words[u]] for r, u in enumerate(units)]
         if decoder == "tree":
             tags = self._decode_spans(rows_scores, units, positions, spans or [None] * len(n_words))
+        elif decoder == "unique_roles":
+            tags = bio_viterbi_batch(rows_scores, self.scheme, positions, unique_roles=CORE_ROLES)
         else:
             decode = bio_viterbi_batch if decoder == "viterbi" else bio_argmax_batch
             tags = decode(rows_scores, self.scheme, positions)
