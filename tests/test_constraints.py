@@ -190,6 +190,16 @@ def test_constraints_setting_is_saved_and_restored(nlp, tmp_path):
 # ----------------------------------------------------------------------------- SRL
 
 
+def labelled_with(nlp, decoder: str, text: str):
+    """``text`` through the shipped pipeline with lal_srl's ``decoder`` (its own restored)."""
+    srl = nlp.get_pipe("lal_srl")
+    try:
+        srl.set_decoder(decoder)
+        return nlp(text)
+    finally:
+        srl.set_decoder("viterbi")
+
+
 @shipped
 def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
     srl = nlp.get_pipe("lal_srl")
@@ -197,13 +207,7 @@ def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
     # when I'm finished", which is not a constituent of the shipped parser's tree (an EWT test
     # sentence).
     text = "I'll post highlights from the opinion and dissents when I'm finished. He said they left."
-    try:
-        srl.set_decoder("viterbi")
-        free = nlp(text)
-        srl.set_decoder("tree")
-        doc = nlp(text)
-    finally:
-        srl.set_decoder("viterbi")
+    free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "tree"))
     trees = constituents(doc)
     free_args = [(a.start, a.end) for f in free._.srl for a in f.arguments]
     assert any(not (e - s == 1 or (s, e) in trees) for s, e in free_args)  # the option changes something
@@ -228,16 +232,9 @@ def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
 
 @shipped
 def test_srl_unique_roles_decoder_never_repeats_a_core_role(nlp):
-    srl = nlp.get_pipe("lal_srl")
     # The shipped labeller's BIO Viterbi gives `sent` two ARG1s (the behaviour set's ditrans-2).
     text = "The teacher sent the parents a letter. He showed me the pictures."
-    try:
-        srl.set_decoder("viterbi")
-        free = nlp(text)
-        srl.set_decoder("unique_roles")
-        doc = nlp(text)
-    finally:
-        srl.set_decoder("viterbi")
+    free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "unique_roles"))
 
     def core_roles(doc):
         return [Counter(label for _, _, label in f.data.arguments if label in CORE_ROLES) for f in doc._.srl]

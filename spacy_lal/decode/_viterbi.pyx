@@ -112,20 +112,15 @@ cdef int _viterbi_unique(const float* s, int n, const Scheme* sc, int pred, cons
     """Viterbi over states (m, l): m the set (bit mask) of unique roles started so far, l the
     label. B-X of a unique role X (bit[l] >= 0) may only come from a state without X and adds
     it; every other label keeps m. prev, cur: [M L]; best_m, arg_m: [M]; bp: [n M L], the
-    previous state m L + l of each state."""
+    previous state m L + l of each state. The scores passed `_viterbi` first (finite)."""
     cdef int L = sc.L
     cdef int M = 1 << n_bits
     cdef int t, l, b, k, m, x, state, am
-    cdef double best, acc
+    cdef double best
     cdef double* tmp
     cdef const float* row
     if n == 0:
         return _OK
-    acc = 0.0
-    for t in range(n * L):
-        acc += s[t]
-    if not isfinite(acc):
-        return _NONFINITE
     for t in range(M * L):
         prev[t] = -INFINITY
     for l in range(L):
@@ -296,7 +291,8 @@ def bio_batch(list scores, tuple scheme, const int[::1] predicates, bint viterbi
 
 
 def bio_unique(cnp.ndarray scores, tuple scheme, int predicate, cnp.ndarray bits, int n_bits):
-    """Constrained Viterbi of one validated C-contiguous float32 [n, L] score matrix in which the
+    """Constrained Viterbi of one validated (and `bio_batch`-decoded, so finite) C-contiguous
+    float32 [n, L] score matrix in which the
     roles of ``bits`` (int32 [L]: the role's bit for its B- label, else -1; ``n_bits`` of them)
     start at most once. Returns (labels int32 [n], status)."""
     cdef Scheme sc
