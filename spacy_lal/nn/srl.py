@@ -309,8 +309,8 @@ class MultiHeadSelfAttention(nn.Module):
         if self.training and self.dropout > 0.0:
             # SDPA would draw its dropout mask with torch's slow Bernoulli sampling
             # (spacy_lal.nn.dropout); the same sums, written out.
-            scores = (q @ k.transpose(-1, -2)) / (q.shape[-1] ** 0.5)
-            weights = torch.softmax(scores.masked_fill(~key_mask, float("-inf")), dim=-1)
+            scores = (q @ k.transpose(-1, -2)).div_(q.shape[-1] ** 0.5)  # in place: fresh tensors
+            weights = torch.softmax(scores.masked_fill_(~key_mask, float("-inf")), dim=-1)
             y = dropout(weights, self.dropout) @ v
         else:
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=key_mask)
