@@ -44,75 +44,25 @@ cdef struct Scheme:
 
 cdef int _viterbi(const float* s, int n, const Scheme* sc, int pred,
                   double* prev, double* cur, int* bp, int* out) noexcept nogil:
-    cdef int L = sc.L
-    cdef int t, l, b, am, k
-    cdef double acc, m, best
-    cdef double* tmp
-    cdef const float* row
-    if n == 0:
-        return _OK
-    acc = 0.0
-    for t in range(n * L):
+    """BIO Viterbi: `_viterbi_unique` without unique roles (one role set, M = 1)."""
+    cdef int t
+    cdef double acc = 0.0
+    cdef double best_m
+    cdef int arg_m
+    for t in range(n * sc.L):
         acc += s[t]
     if not isfinite(acc):  # inf and NaN both survive the sum
         return _NONFINITE
-    for l in range(L):
-        if sc.kind[l] == _KIND_I or (pred >= 0 and (l == sc.b_v) != (pred == 0)):
-            prev[l] = -INFINITY
-        else:
-            prev[l] = s[l]
-    for t in range(1, n):
-        row = s + t * L
-        m = -INFINITY
-        am = 0
-        for l in range(L):
-            if prev[l] > m:
-                m = prev[l]
-                am = l
-        for l in range(L):
-            if sc.kind[l] == _KIND_I:
-                # I-X continues B-X or I-X; ties go to B-X.
-                best = prev[l]
-                k = l
-                b = sc.begin[l]
-                if b >= 0 and prev[b] >= best:
-                    best = prev[b]
-                    k = b
-                cur[l] = best + row[l]
-                bp[t * L + l] = k
-            else:
-                cur[l] = m + row[l]
-                bp[t * L + l] = am
-        if pred >= 0:  # with a predicate, its token is B-V and no other token is B-V
-            if t == pred:
-                for l in range(L):
-                    if l != sc.b_v:
-                        cur[l] = -INFINITY
-            else:
-                cur[sc.b_v] = -INFINITY
-        tmp = prev
-        prev = cur
-        cur = tmp
-    m = -INFINITY
-    am = -1
-    for l in range(L):
-        if prev[l] > m:
-            m = prev[l]
-            am = l
-    if am < 0:
-        return _INFEASIBLE
-    out[n - 1] = am
-    for t in range(n - 1, 0, -1):
-        out[t - 1] = bp[t * L + out[t]]
-    return _OK
+    return _viterbi_unique(s, n, sc, pred, NULL, 0, prev, cur, &best_m, &arg_m, bp, out)
 
 
 cdef int _viterbi_unique(const float* s, int n, const Scheme* sc, int pred, const int* bit, int n_bits,
                          double* prev, double* cur, double* best_m, int* arg_m, int* bp, int* out) noexcept nogil:
     """Viterbi over states (m, l): m the set (bit mask) of unique roles started so far, l the
-    label. B-X of a unique role X (bit[l] >= 0) may only come from a state without X and adds
-    it; every other label keeps m. prev, cur: [M L]; best_m, arg_m: [M]; bp: [n M L], the
-    previous state m L + l of each state. The scores passed `_viterbi` first (finite)."""
+    label. B-X of a unique role X (bit[l] >= 0; bit NULL: no unique roles) may only come from a
+    state without X and adds it; every other label keeps m. O and B-X share each m's best
+    previous score, I-X follows B-X or I-X (ties to B-X): O(n M L). prev, cur: [M L]; best_m,
+    arg_m: [M]; bp: [n M L], the previous state m L + l of each state. Scores are finite."""
     cdef int L = sc.L
     cdef int M = 1 << n_bits
     cdef int t, l, b, k, m, x, state, am
@@ -126,7 +76,7 @@ cdef int _viterbi_unique(const float* s, int n, const Scheme* sc, int pred, cons
     for l in range(L):
         if sc.kind[l] == _KIND_I or (pred >= 0 and (l == sc.b_v) != (pred == 0)):
             continue
-        prev[((1 << bit[l]) if bit[l] >= 0 else 0) * L + l] = s[l]
+        prev[((1 << bit[l]) if bit != NULL and bit[l] >= 0 else 0) * L + l] = s[l]
     for t in range(1, n):
         row = s + t * L
         for m in range(M):
@@ -148,7 +98,7 @@ cdef int _viterbi_unique(const float* s, int n, const Scheme* sc, int pred, cons
                         k = b
                     cur[state] = best + row[l]
                     bp[t * M * L + state] = m * L + k
-                elif bit[l] >= 0:
+                elif bit != NULL and bit[l] >= 0:
                     x = 1 << bit[l]
                     if m & x:
                         cur[state] = best_m[m ^ x] + row[l]
