@@ -12,9 +12,12 @@ numbers, URLs and typos) at 10 MB.
 import argparse
 import sys
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 import numpy
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 DEFAULT_ROWS = 50_000
 
@@ -64,7 +67,7 @@ def read_glove(source: Path, rows: int) -> Tuple[List[str], numpy.ndarray]:
     return words, numpy.ascontiguousarray(matrix[: len(words)], dtype="float32")
 
 
-def build_vectors_pipeline(words: List[str], vectors: numpy.ndarray, name: str = "glove.6B.50d"):
+def build_vectors_pipeline(words: List[str], vectors: numpy.ndarray, name: str = "glove.6B.50d") -> "Language":
     """A blank English pipeline whose vocab holds ``vectors``, keyed by each word's lowercase,
     Title and UPPER forms (the rows are shared)."""
     import spacy

@@ -9,7 +9,8 @@ own: reading and storing labels, building its torch layer, the batch it passes t
 """
 import copy
 import logging
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 import srsly
 from spacy import util
@@ -204,7 +205,7 @@ class UnitPipe(TrainablePipe):
         losses[self.name] += loss
         return losses
 
-    def get_loss(self, examples, scores):
+    def get_loss(self, examples: Iterable[Example], scores: Any) -> Tuple[float, Any]:
         raise NotImplementedError(f"{self.name} computes its loss inside update(), in its torch model")
 
     def predict(self, docs: Iterable[Doc]) -> Predictions:
@@ -261,7 +262,7 @@ class UnitPipe(TrainablePipe):
         self.model.from_bytes(data)
         self.model.attrs.update(configured)
 
-    def from_bytes(self, bytes_data: bytes, *, exclude=tuple()) -> "UnitPipe":
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "UnitPipe":
         deserialize = {
             "cfg": lambda b: self._load_cfg(srsly.json_loads(b)),
             "vocab": lambda b: self.vocab.from_bytes(b, exclude=exclude),
@@ -271,8 +272,8 @@ class UnitPipe(TrainablePipe):
         self._loaded()
         return self
 
-    def from_disk(self, path, *, exclude=tuple()) -> "UnitPipe":
-        def load_model(p) -> None:
+    def from_disk(self, path: Union[str, Path], *, exclude: Iterable[str] = tuple()) -> "UnitPipe":
+        def load_model(p: Path) -> None:
             with open(p, "rb") as file_:
                 self._load_model(file_.read())
 

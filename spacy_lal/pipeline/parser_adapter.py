@@ -13,7 +13,7 @@ dependency labels on the decoded arcs (the root label on the root arc only).
 import copy
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy
 import torch
@@ -102,7 +102,10 @@ class ParserAdapter(torch.nn.Module):
         # no submodule (not saved, not trained) and training can drop it.
         self._copies: Dict[str, LabelAttentionParserModel] = {}
 
-    def forward(self, padded: torch.Tensor, lengths: torch.Tensor, batch: ParserBatch):
+    def forward(
+        self, padded: torch.Tensor, lengths: torch.Tensor, batch: ParserBatch
+    ) -> Union[torch.Tensor, DecodedParses]:
+        """The batch's loss in training (``batch.targets`` set), its decoded parses otherwise."""
         if batch.targets is None:
             model = self._quantized() if batch.quantized else self.parser
             with torch.inference_mode():

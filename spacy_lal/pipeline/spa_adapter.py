@@ -11,7 +11,7 @@ head scores, then the best label of each decoded arc (the root label on the root
 transition-based, greedy labelled arc-standard parsing (``spacy_lal.decode.arc_standard``).
 """
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 import torch
@@ -105,7 +105,10 @@ class SpaAdapter(torch.nn.Module):
     def transition_based(self) -> bool:
         return isinstance(self.parser, SpaTransitionParser)
 
-    def forward(self, padded: torch.Tensor, lengths: torch.Tensor, batch: SpaBatch):
+    def forward(
+        self, padded: torch.Tensor, lengths: torch.Tensor, batch: SpaBatch
+    ) -> Union[torch.Tensor, DecodedDependencies]:
+        """The batch's loss in training (``batch.targets`` set), its decoded heads otherwise."""
         if batch.targets is None:
             return self.decode(padded, lengths, batch)
         return self.loss(padded, lengths, batch.targets)

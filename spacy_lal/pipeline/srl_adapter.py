@@ -10,7 +10,7 @@ roles, or the span-level Viterbi whose arguments are allowed spans such as the t
 constituents; ``spacy_lal.decode``) and senses.
 """
 from dataclasses import dataclass, replace
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 import torch
@@ -125,7 +125,10 @@ class SrlAdapter(torch.nn.Module):
         )
         self.scheme = BIOScheme(labels)
 
-    def forward(self, padded: torch.Tensor, lengths: torch.Tensor, batch: SrlBatch):
+    def forward(
+        self, padded: torch.Tensor, lengths: torch.Tensor, batch: SrlBatch
+    ) -> Union[torch.Tensor, DecodedFrames]:
+        """The batch's summed losses in training (``batch.targets`` set), its decoded frames otherwise."""
         mask = lengths_to_mask(lengths, padded.shape[1])
         predicate_logits = self.identifier(padded)  # (N, T, 2)
         predicates = batch.predicates
@@ -143,7 +146,15 @@ class SrlAdapter(torch.nn.Module):
             return self.decode(rows, positions, lengths, role_logits, sense_logits, batch.decoder, batch.spans)
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
-    def loss(self, targets: SrlTargets, mask, rows, predicate_logits, role_logits, sense_logits) -> torch.Tensor:
+    def loss(
+        self,
+        targets: SrlTargets,
+        mask: torch.Tensor,
+        rows: torch.Tensor,
+        predicate_logits: torch.Tensor,
+        role_logits: Optional[torch.Tensor],
+        sense_logits: Optional[torch.Tensor],
+    ) -> torch.Tensor:
         """Role, predicate and sense losses, each summed here and divided by a count of the whole
         batch (``SrlTargets.totals``), so that chunks add up exactly: for "mean" each by its own
         targets, for "sum" by 1, for "balanced_sum" each by its own targets times the batch's role
@@ -165,7 +176,16 @@ class SrlAdapter(torch.nn.Module):
             loss = loss + self.sense.loss(sense_logits, senses, reduction="sum") / n_senses
         return loss
 
-    def decode(self, rows, positions, lengths, role_logits, sense_logits, decoder: str, spans=None) -> DecodedFrames:
+    def decode(
+        self,
+        rows: torch.Tensor,
+        positions: torch.Tensor,
+        lengths: torch.Tensor,
+        role_logits: Optional[torch.Tensor],
+        sense_logits: Optional[torch.Tensor],
+        decoder: str,
+        spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None,
+    ) -> DecodedFrames:
         """BIO label ids and sense classes of each (unit, predicate) row. Decoder "tree": each
         row's arguments are ``spans`` of its unit (``SrlBatch.spans``) or single words, by the
         exact span-level Viterbi; rows of units without spans get BIO Viterbi. "unique_roles":

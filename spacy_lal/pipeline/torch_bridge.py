@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
-from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v3, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, Ops, PyTorchWrapper_v3, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints1d
 
 from .units import Unit, length_sorted_chunks
@@ -35,7 +35,7 @@ os.register_at_fork(after_in_child=_single_threaded_after_fork)
 
 
 def pad_units(
-    ops, vectors: List[Floats2d], units: Sequence[Unit]
+    ops: Ops, vectors: List[Floats2d], units: Sequence[Unit]
 ) -> Tuple[Floats3d, Ints1d, Callable[[Floats3d], List[Floats2d]]]:
     """Stack the word vectors of each unit into a (batch, max_len, width) array.
 
@@ -61,7 +61,7 @@ def pad_units(
     return padded, lengths, backprop
 
 
-def convert_padded_inputs(model: Model, X: Tuple, is_train: bool):
+def convert_padded_inputs(model: Model, X: Tuple, is_train: bool) -> Tuple[ArgsKwargs, Callable[[ArgsKwargs], Tuple]]:
     """Thinc -> torch for ``(padded, lengths, *rest)``: only ``padded`` carries a gradient;
     the rest (targets, options) passes through as it is."""
     shim = model.shims[0]
@@ -101,7 +101,9 @@ def torch_module(model: Model) -> Optional["torch.nn.Module"]:
     return model.get_ref(TORCH_LAYER).shims[0]._model
 
 
-def forward_units(model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_train: bool):
+def forward_units(
+    model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_train: bool
+) -> Tuple[Any, Callable[[Any], Any]]:
     """tok2vec over the Docs, then the torch layer over the padded units.
 
     With ``model.attrs["max_chart_cells"]`` (the parser), the units run in length-sorted chunks
@@ -133,7 +135,7 @@ def forward_units(model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_tra
     weights = [len(chunk) / len(units) if mean else 1.0 for chunk in chunks]
     loss = sum(w * output for w, (output, _, _) in zip(weights, results))
 
-    def backprop(d_loss) -> List[Doc]:
+    def backprop(d_loss: float) -> Any:
         d_vectors = None
         for w, (_, bp_torch, bp_padded) in zip(weights, results):
             d_chunk = bp_padded(bp_torch(d_loss * w)[0])
@@ -143,7 +145,7 @@ def forward_units(model: Model, X: Tuple[List[Doc], Sequence[Unit], Any], is_tra
     return loss, backprop
 
 
-def convert_loss_outputs(model: Model, X_Ytorch, is_train: bool):
+def convert_loss_outputs(model: Model, X_Ytorch: Tuple[Any, Any], is_train: bool) -> Tuple[Any, Callable[[Any], Any]]:
     """Torch -> Thinc for layers returning a scalar loss tensor (passed on as a float whose
     gradient is a float) or, when decoding, any other object (passed through)."""
     import torch
@@ -153,7 +155,7 @@ def convert_loss_outputs(model: Model, X_Ytorch, is_train: bool):
         return Ytorch, lambda dY: None
     loss = Ytorch
 
-    def backprop(d_loss) -> ArgsKwargs:
+    def backprop(d_loss: float) -> ArgsKwargs:
         d = xp2torch(model.ops.asarray1f([float(d_loss)]).reshape(()), device=loss.device)
         return ArgsKwargs(args=([loss],), kwargs={"grad_tensors": [d]})
 
