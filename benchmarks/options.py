@@ -15,6 +15,14 @@ def add_corpus_options(parser: argparse.ArgumentParser, *, rounds: bool = True) 
     parser.add_argument("--output", type=Path, help="also write the figures here as JSON")
 
 
+def pipeline_suffix(path: Path, several: bool) -> str:
+    """How a benchmark names one of several pipelines timed together: `` [its folder]``, by its
+    training run for training outputs (all called model-best); nothing when it is the only one."""
+    if not several:
+        return ""
+    return f" [{path.parent.name if path.name.startswith('model-') else path.name}]"
+
+
 def write_json(path: Optional[Path], result: Any) -> None:
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)

