@@ -228,6 +228,31 @@ def test_chunked_forward_matches_one_pass(trained):
     assert loss_chunked == pytest.approx(loss_one, rel=1e-4, abs=1e-4)
 
 
+def test_prediction_runs_every_chunk_in_eval_mode_and_restores_the_mode(trained):
+    """The chunks of a prediction run with every module in eval mode (dropout off), switched once
+    for all of them, and the torch module is left in the mode it was in."""
+    from spacy_lal.pipeline.torch_bridge import torch_module
+
+    nlp, examples = trained
+    parser = nlp.get_pipe("lal_parser")
+    module = torch_module(parser.model)
+    modes = []
+    hook = module.parser.register_forward_pre_hook(lambda m, args: modes.append([s.training for s in m.modules()]))
+    cells = parser.model.attrs["max_chart_cells"]
+    parser.model.attrs["max_chart_cells"] = 1  # every sentence in its own chunk
+    try:
+        for training in (True, False):
+            module.train(training)
+            modes.clear()
+            parser.predict([eg.x for eg in examples])
+            assert len(modes) == len(examples) and not any(any(chunk) for chunk in modes)
+            assert all(m.training == training for m in module.modules())
+    finally:
+        hook.remove()
+        parser.model.attrs["max_chart_cells"] = cells
+        module.train(True)
+
+
 def test_joint_decoding_gives_consistent_trees(trained):
     nlp, examples = trained
     parser = nlp.get_pipe("lal_parser")
