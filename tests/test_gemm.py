@@ -149,3 +149,24 @@ def test_quantize_switches_a_pipelines_tok2vec():
     pickle.loads(pickle.dumps(clone))
     spacy_lal.quantize(nlp, enabled=False)
     assert not any(layer.ops.int8 for layer in nlp.get_pipe("tok2vec").model.walk())
+
+
+def test_maxout_at_prediction_keeps_the_maxima_and_no_winners():
+    """Inside ``prediction()`` TorchGemmOps' maxout gives Thinc's maxima; which piece won, needed
+    only by a backward pass, is a stand-in that Thinc's backprop_maxout refuses. Outside it, both
+    are Thinc's."""
+    from spacy_lal.pipeline.gemm import prediction
+
+    rng = numpy.random.default_rng(2)
+    Z = rng.standard_normal((9, 4, 3)).astype("float32")
+    best, which = NumpyOps().maxout(Z)
+    ops = TorchGemmOps()
+    with prediction():
+        fast_best, stand_in = ops.maxout(Z)
+    numpy.testing.assert_array_equal(fast_best, best)
+    with pytest.raises(ValueError):
+        NumpyOps().backprop_maxout(numpy.ones_like(best), stand_in, 3)
+    training_best, training_which = ops.maxout(Z)
+    numpy.testing.assert_array_equal(training_best, best)
+    numpy.testing.assert_array_equal(training_which, which)
+
