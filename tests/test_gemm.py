@@ -170,3 +170,26 @@ def test_maxout_at_prediction_keeps_the_maxima_and_no_winners():
     numpy.testing.assert_array_equal(training_best, best)
     numpy.testing.assert_array_equal(training_which, which)
 
+
+def test_tagger_architecture_is_spacys_on_torch():
+    """``spacy-lal.Tagger.v1`` loads ``spacy.Tagger.v2``'s weights and tags alike, its products on
+    TorchGemmOps."""
+    vocab = spacy.blank("en").vocab
+    tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "width": 16, "depth": 1, "embed_size": 100,
+               "window_size": 1, "maxout_pieces": 3, "subword_features": True, "pretrained_vectors": None}
+
+    def build(name: str):
+        return spacy.util.registry.resolve({"t": {"@architectures": name, "tok2vec": tok2vec, "nO": 5}})["t"]
+
+    docs = [Doc(vocab, words=["Dogs", "bark", "."]), Doc(vocab, words=["The", "cat", "sat", "."])]
+    theirs, ours = build("spacy.Tagger.v2"), build("spacy-lal.Tagger.v1")
+    theirs.initialize(X=docs)
+    ours.initialize(X=docs)
+    rng = numpy.random.default_rng(3)
+    for layer in theirs.walk():  # the output layer starts at zero: give it weights to compare
+        for name in layer.param_names:
+            layer.set_param(name, rng.standard_normal(layer.get_param(name).shape).astype("float32"))
+    ours.from_bytes(theirs.to_bytes())
+    assert all(isinstance(layer.ops, TorchGemmOps) for layer in ours.walk())
+    for mine, reference in zip(ours.predict(docs), theirs.predict(docs)):
+        numpy.testing.assert_allclose(mine, reference, rtol=1e-4, atol=1e-5)
