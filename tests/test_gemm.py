@@ -193,3 +193,33 @@ def test_tagger_architecture_is_spacys_on_torch():
     assert all(isinstance(layer.ops, TorchGemmOps) for layer in ours.walk())
     for mine, reference in zip(ours.predict(docs), theirs.predict(docs)):
         numpy.testing.assert_allclose(mine, reference, rtol=1e-4, atol=1e-5)
+
+
+def test_layer_norm_at_prediction_is_torchs_and_training_thincs():
+    """use_torch_gemm gives LayerNorm layers torch's kernel inside ``prediction()``: Thinc's values
+    and weights (saved and loaded alike); training passes and their gradients stay Thinc's."""
+    from thinc.api import LayerNorm, chain
+
+    from spacy_lal.pipeline.gemm import prediction
+
+    rng = numpy.random.default_rng(4)
+    X = rng.standard_normal((7, 6)).astype("float32") * 3 + 1
+    dY = rng.standard_normal((7, 6)).astype("float32")
+    thincs = chain(Maxout(6, 6, nP=2), LayerNorm(6)).initialize(X=X)
+    for name in ("G", "b"):
+        thincs.layers[1].set_param(name, rng.standard_normal(6).astype("float32"))
+    ours = use_torch_gemm(chain(Maxout(6, 6, nP=2), LayerNorm(6)))
+    ours.initialize(X=X)
+    ours.from_bytes(thincs.to_bytes())
+    assert ours.layers[1].attrs.get("spacy_lal_torch_layer_norm")
+    with prediction():
+        Y, backprop = ours(X, is_train=False)
+    numpy.testing.assert_allclose(Y, thincs.predict(X), rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="no backward pass"):
+        backprop(dY)
+    results = []
+    for model in (thincs, ours):
+        Y, backprop = model(X, is_train=True)
+        results.append((Y, backprop(dY), model.layers[1].get_grad("G").copy()))
+    for expected, got in zip(*results):
+        numpy.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
