@@ -125,7 +125,7 @@ def forward_units(
         return output, lambda d_output: bp_vectors(bp_padded(bp_torch(d_output)[0]))
     chunks = length_sorted_chunks(units, max_cells)
     if not is_train:
-        parts = _predict_chunks(torch_layer, model.ops, vectors, [[units[b] for b in chunk] for chunk in chunks],
+        parts = _predict_chunks(model, vectors, [[units[b] for b in chunk] for chunk in chunks],
                                 [batch.select(chunk, max(len(units[b]) for b in chunk) + 1) for chunk in chunks])
         return type(parts[0]).merge(parts, chunks, len(units)), lambda d: None
     results = []
@@ -147,21 +147,20 @@ def forward_units(
     return loss, backprop
 
 
-def _predict_chunks(torch_layer: Model, ops: Ops, vectors: List[Floats2d], chunks: List[List[Unit]],
-                    batches: List[Any]) -> List[Any]:
+def _predict_chunks(model: Model, vectors: List[Floats2d], chunks: List[List[Unit]], batches: List[Any]) -> List[Any]:
     """The torch layer's decoded output for each chunk of units (with its batch), the module in
     eval mode once for all of them: Thinc's shim would switch every module to eval mode and back
     around each chunk, 0.65 ms for the parser's 85 modules (chunks of about 20 sentences: 3% of a
     parse)."""
     import torch
 
-    module = torch_layer.shims[0]._model
+    torch_layer, module = model.get_ref(TORCH_LAYER), torch_module(model)
     was_training = module.training
     module.eval()
     try:
         parts = []
         for chunk, batch in zip(chunks, batches):
-            padded, lengths, _ = pad_units(ops, vectors, chunk)
+            padded, lengths, _ = pad_units(model.ops, vectors, chunk)
             inputs, _ = convert_padded_inputs(torch_layer, (padded, lengths, batch), False)
             with torch.no_grad():
                 parts.append(module(*inputs.args, **inputs.kwargs))
