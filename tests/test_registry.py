@@ -28,6 +28,7 @@ REGISTRIES = {
     "spacy_loggers": "loggers",
     # Thinc's registries take entry points of their own group names.
     "thinc_schedules": "schedules",
+    "thinc_optimizers": "optimizers",
 }
 
 
