@@ -457,6 +457,26 @@ def test_biaffine_labels_match_all_pairs() -> None:
                 torch.testing.assert_close(full[b, d, h, lab], expected, atol=ATOL, rtol=1e-4)
 
 
+def test_biaffine_label_gradients_match_the_plain_sum() -> None:
+    """Scoring W_l h_h once per head (shared by its dependents) gives the gradients of the plain
+    per-pair sum h_d^T W_l h_h."""
+    torch.manual_seed(6)
+    scorer = BiaffineLabelScorer(6, n_labels=3, d_label=4)
+    _randomize(scorer, 6)
+    tokens = torch.randn(2, 5, 6, requires_grad=True)
+    heads = torch.tensor([[-1, 0, 1, 1, 1], [-1, 2, 0, 2, -1]])
+    weights = torch.randn(2, 5, 3)
+    (scorer(tokens, heads) * weights).sum().backward()
+    fast = [tokens.grad.clone(), scorer.W.grad.clone()]
+    tokens.grad, scorer.W.grad = None, None
+    hd = scorer.dep_mlp(tokens)
+    hh = scorer.head_mlp(tokens).gather(1, heads.clamp(0, 4).unsqueeze(-1).expand(-1, -1, 4))
+    plain = torch.einsum("bdi,lij,bdj->bdl", hd, scorer.W, hh) + scorer.U(torch.cat([hd, hh], dim=-1))
+    (plain * weights).sum().backward()
+    for got, expected in zip(fast, [tokens.grad, scorer.W.grad]):
+        torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
+
+
 def test_dependency_loss_matches_naive() -> None:
     torch.manual_seed(6)
     arcs = torch.randn(2, 5, 5, requires_grad=True)
