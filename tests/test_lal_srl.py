@@ -299,6 +299,7 @@ def test_bad_settings_are_clear_errors():
         {"sublayer": "rnn"},
         {"sublayer": "cnn"},
         {"max_distance": 4, "sublayer": "rnn"},
+        {"n_layers": 2, "sentence_layers": 1},
     ],
 )
 def test_variants_train_and_predict(overrides):

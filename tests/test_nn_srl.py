@@ -55,6 +55,7 @@ VARIANTS = [
     pytest.param(dict(sublayer="rnn"), id="rnn"),
     pytest.param(dict(sublayer="cnn"), id="cnn"),
     pytest.param(dict(max_distance=2), id="distance"),
+    pytest.param(dict(sentence_layers=1, max_distance=2), id="late-fusion"),
     pytest.param(dict(top_layer="lal"), id="lal", marks=needs_lal),
     pytest.param(
         dict(top_layer="lal", lal_ffn=False, lal_n_heads=3, sublayer="rnn"), id="lal-noffn", marks=needs_lal
@@ -288,26 +289,57 @@ def test_predicate_expansion_matches_naive_loop():
     vecs = gather_tokens(x, rows, positions)
     torch.testing.assert_close(vecs, torch.stack([x[i, p] for i, pl in enumerate(preds) for p in pl]))
 
-    # the model's own gather (after the projection) equals running on the expanded rows
-    model = DeepAtt(D_IN, 5, tiny_config()).eval()
-    with torch.no_grad():
-        fast = model(x, mask, positions, rows=rows)
-        slow = model(ex, em, positions)
-        loop = torch.cat(
-            [model(x[i : i + 1], mask[i : i + 1], torch.tensor([p])) for i, pl in enumerate(preds) for p in pl]
-        )
-    torch.testing.assert_close(fast, slow, atol=1e-5, rtol=1e-5)
-    torch.testing.assert_close(fast, loop, atol=1e-5, rtol=1e-5)
+    # the model's own gather (after the projection, or after the sentence layers with late
+    # fusion) equals running on the expanded rows, and each predicate alone
+    for config in (tiny_config(), tiny_config(n_layers=3, sentence_layers=2)):
+        model = DeepAtt(D_IN, 5, config).eval()
+        with torch.no_grad():
+            fast = model(x, mask, positions, rows=rows)
+            slow = model(ex, em, positions)
+            loop = torch.cat(
+                [model(x[i : i + 1], mask[i : i + 1], torch.tensor([p])) for i, pl in enumerate(preds) for p in pl]
+            )
+        torch.testing.assert_close(fast, slow, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(fast, loop, atol=1e-5, rtol=1e-5)
 
 
-def test_predicate_rows_empty():
+@pytest.mark.parametrize("sentence_layers", [0, 1])
+def test_predicate_rows_empty(sentence_layers):
     rows, positions = predicate_rows([[], []])
     assert rows.shape == (0,) and positions.shape == (0,)
     x, mask = make_batch([3, 2])
-    model = DeepAtt(D_IN, 5, tiny_config()).eval()
+    model = DeepAtt(D_IN, 5, tiny_config(sentence_layers=sentence_layers)).eval()
     with torch.no_grad():
         out = model(x, mask, positions, rows=rows)
     assert out.shape == (0, 3, 5)
+
+
+def test_late_fusion_runs_the_sentence_layers_once_per_sentence_and_blind_to_the_predicate():
+    torch.manual_seed(0)
+    model = DeepAtt(D_IN, 5, tiny_config(n_layers=3, sentence_layers=2)).eval()
+    seen = {}
+    for k, layer in enumerate(model.layers):
+        layer.register_forward_hook(lambda module, args, out, k=k: seen.setdefault(k, []).append(out))
+    x, mask = make_batch([5, 3, 6, 2])
+    rows, positions = predicate_rows([[0, 3], [], [1, 2, 5], []])
+    with torch.no_grad():
+        model(x, mask, positions, rows=rows)
+        model(x, mask, torch.tensor([4, 1, 0]), rows=torch.tensor([0, 2, 2]))
+    # the two lower layers saw the two sentences with predicates, once each, and computed the
+    # same states whatever the predicates; the top layer saw one row per predicate
+    assert [out.shape[0] for out in seen[0]] == [2, 2] and [out.shape[0] for out in seen[1]] == [2, 2]
+    torch.testing.assert_close(seen[1][0], seen[1][1])
+    assert [out.shape[0] for out in seen[2]] == [5, 3]
+    # the predicate reaches the rows above the sentence layers
+    rows_of_sentence_2 = seen[2][0][2:]
+    assert not torch.allclose(rows_of_sentence_2[0], rows_of_sentence_2[1], atol=1e-4)
+
+
+def test_late_fusion_must_leave_a_predicate_aware_layer():
+    assert DeepAttConfig().sentence_layers == 0  # the paper: every layer knows the predicate
+    for bad in (-1, 4, 5):
+        with pytest.raises(ValueError, match="sentence_layers"):
+            DeepAttConfig(n_layers=4, sentence_layers=bad)
 
 
 def test_rows_gradient_flows_back_to_sentences():
@@ -396,6 +428,11 @@ NO_DROPOUT = dict(residual_dropout=0.0, attention_dropout=0.0, relu_dropout=0.0,
 @pytest.mark.parametrize("sublayer", SUBLAYERS)
 def test_overfit_tiny(sublayer):
     config = tiny_config(sublayer=sublayer, d_model=32, d_ff=64, **NO_DROPOUT)
+    assert overfit(config) == (1.0, 1.0, 1.0)
+
+
+def test_overfit_late_fusion():
+    config = tiny_config(n_layers=3, sentence_layers=1, d_model=32, d_ff=64, **NO_DROPOUT)
     assert overfit(config) == (1.0, 1.0, 1.0)
 
 

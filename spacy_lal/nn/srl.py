@@ -121,6 +121,11 @@ class DeepAttConfig:
     lal_ffn: bool = True
     #: Hidden width of that feed-forward layer; None = ``d_ff``.
     lal_d_ff: int | None = None
+    #: Late fusion: the first ``sentence_layers`` of the ``n_layers`` run once per sentence,
+    #: before the predicate is known, and the predicate's signal is added to their output; only
+    #: the layers above them run once per predicate. 0 = the paper (every layer per predicate).
+    #: A sentence with P predicates then costs its lower layers once instead of P times.
+    sentence_layers: int = 0
 
     def __post_init__(self) -> None:
         if self.sublayer not in SUBLAYERS:
@@ -133,6 +138,11 @@ class DeepAttConfig:
             raise ValueError(f"conv_width must be odd, got {self.conv_width}")
         if self.n_layers < 0:
             raise ValueError(f"n_layers must be >= 0, got {self.n_layers}")
+        if self.sentence_layers and not 0 < self.sentence_layers < self.n_layers:
+            raise ValueError(
+                f"sentence_layers must be 0 or leave a predicate-aware layer above it (fewer than "
+                f"n_layers = {self.n_layers}), got {self.sentence_layers}"
+            )
         if self.max_distance < 0:
             raise ValueError(f"max_distance must be >= 0, got {self.max_distance}")
         if not 0.0 <= self.label_smoothing < 1.0:
@@ -420,6 +430,12 @@ class DeepAttLayer(nn.Module):
         return self.norm2(x + self.dropout(self.attention(x, key_mask)))
 
 
+def _key_mask(mask: torch.Tensor) -> torch.Tensor:
+    """The keys each row may attend to. A row without tokens would have no key to attend to
+    (softmax over nothing = NaN); let it attend everywhere instead, its outputs are padding anyway."""
+    return mask | ~mask.any(1, keepdim=True)
+
+
 # ----------------------------------------------------------------------------------------------
 # DeepAtt
 
@@ -512,15 +528,22 @@ class DeepAtt(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Input layer: projection of ``[e(x); e(m)]`` plus timing signal, with input dropout.
         Returns the (R, T, d) input of the first layer and the (R, T) row mask."""
-        if tokvecs.dim() != 3 or tokvecs.shape[-1] != self.d_in:
-            raise ValueError(f"tokvecs must be (N, T, {self.d_in}), got {tuple(tokvecs.shape)}")
-        if mask.shape != tokvecs.shape[:2]:
-            raise ValueError(f"mask must be {tuple(tokvecs.shape[:2])}, got {tuple(mask.shape)}")
+        self._check_inputs(tokvecs, mask)
         mask = mask.bool()
         h = self.input_proj(tokvecs)  # once per sentence
         if rows is not None:
             h = h.index_select(0, rows)
             mask = mask.index_select(0, rows)
+        return self.input_dropout(self.timing(self._add_predicate_signal(h, predicates))), mask
+
+    def _check_inputs(self, tokvecs: torch.Tensor, mask: torch.Tensor) -> None:
+        if tokvecs.dim() != 3 or tokvecs.shape[-1] != self.d_in:
+            raise ValueError(f"tokvecs must be (N, T, {self.d_in}), got {tuple(tokvecs.shape)}")
+        if mask.shape != tokvecs.shape[:2]:
+            raise ValueError(f"mask must be {tuple(tokvecs.shape[:2])}, got {tuple(mask.shape)}")
+
+    def _add_predicate_signal(self, h: torch.Tensor, predicates: torch.Tensor) -> torch.Tensor:
+        """``h`` (R, T, d) plus ``W_m e(m_t)`` and the distance embedding, if any, of each row."""
         t = h.shape[1]
         if predicates.dim() == 1:
             pred_mask = predicate_indicator(predicates, t)
@@ -540,7 +563,7 @@ class DeepAtt(nn.Module):
             k = self.config.max_distance
             offset = torch.arange(t, device=h.device).unsqueeze(0) - anchor.clamp(min=0).unsqueeze(1)
             h = h + self.distance_embed(offset.clamp(-k, k) + k)
-        return self.input_dropout(self.timing(h)), mask
+        return h
 
     def encode(
         self,
@@ -551,15 +574,41 @@ class DeepAtt(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Hidden states of the top attention sub-layer (or of the LAL), ``(R, T, d_top)``,
         and the row mask ``(R, T)``. Arguments as in :meth:`forward`."""
-        h, mask = self.embed(tokvecs, mask, predicates, rows)
-        # A row without tokens would have no key to attend to (softmax over nothing = NaN); let it
-        # attend everywhere instead, its outputs are padding anyway.
-        key_mask = mask | ~mask.any(1, keepdim=True)
-        for layer in self.layers:
+        n_sentence = self.config.sentence_layers
+        if n_sentence:
+            h, mask = self._encode_sentences(tokvecs, mask, predicates, rows)
+        else:
+            h, mask = self.embed(tokvecs, mask, predicates, rows)
+        key_mask = _key_mask(mask)
+        for layer in self.layers[n_sentence:]:
             h = layer(h, mask, key_mask)
         if self.top is not None:
             h = self.top(h, key_mask)
         return h, mask
+
+    def _encode_sentences(
+        self,
+        tokvecs: torch.Tensor,
+        mask: torch.Tensor,
+        predicates: torch.Tensor,
+        rows: torch.Tensor | None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Late fusion (``config.sentence_layers``): the input layer without ``e(m)`` and the
+        lower layers, once for each sentence that has a row, then the predicate's signal added
+        to each row. Returns the (R, T, d) input of the first predicate-aware layer and the row
+        mask."""
+        self._check_inputs(tokvecs, mask)
+        mask = mask.bool()
+        if rows is not None:  # sentences without predicates are left out
+            sentences, rows = torch.unique(rows, return_inverse=True)
+            tokvecs, mask = tokvecs.index_select(0, sentences), mask.index_select(0, sentences)
+        h = self.input_dropout(self.timing(self.input_proj(tokvecs)))
+        key_mask = _key_mask(mask)
+        for layer in self.layers[: self.config.sentence_layers]:
+            h = layer(h, mask, key_mask)
+        if rows is not None:
+            h, mask = h.index_select(0, rows), mask.index_select(0, rows)
+        return self._add_predicate_signal(h, predicates), mask
 
     def forward(
         self,
