@@ -8,7 +8,8 @@
     python benchmarks/train_speed.py configs/lal_srl_deepatt_cpu.cfg corpus/ewt/train.spacy --steps 12 \
         --rounds 3 --baseline OLD/configs/lal_srl_cpu.cfg --baseline-code OLD
 
-Config overrides follow the options, as for ``spacy train``.
+Config overrides follow the options, as for ``spacy train``; with ``--baseline`` they apply to
+CONFIG only (the baseline may be another config, under another version of the code).
 
 Builds the config's pipeline, initializes it on the first sentences of the corpus, then times
 ``--steps`` update steps on batches of about ``--words`` words (as the configs' batcher makes
@@ -85,7 +86,7 @@ def compare(args: argparse.Namespace, extra: List[str]) -> int:
     runs = {"config": [], "baseline": []}
     for _ in range(args.rounds):
         for kind, config, code in (("baseline", args.baseline, args.baseline_code), ("config", args.config, None)):
-            line = _run_once([str(config.resolve())] + common + extra, code)
+            line = _run_once([str(config.resolve())] + common + (extra if kind == "config" else []), code)
             print(f"{kind}: {line}", flush=True)
             runs[kind].append(float(re.match(r".*?: (\d+) words/s", line).group(1)))
     new, old = statistics.median(runs["config"]), statistics.median(runs["baseline"])
