@@ -13,7 +13,8 @@ Data layout
   :func:`predicate_rows` builds both from per-sentence predicate lists. :meth:`DeepAtt.forward`
   gathers rows itself *after* the input projection, so the projection runs once per sentence
   instead of once per predicate; :func:`expand_predicates` is the standalone gather for callers
-  that want the row tensors.
+  that want the row tensors. With ``DeepAttConfig.sentence_layers`` (late fusion, not in the
+  paper) the gather comes after the lowest layers, which then run once per sentence.
 * Outputs are logits; softmax/argmax/Viterbi decoding is done by ``spacy_lal.decode``.
 
 Model (section "Deep Attentional Neural Network for SRL", "Pipeline")
