@@ -54,9 +54,10 @@ def build_semantic_role_labeler(
     set. ``max_distance`` (None = 0, off) adds an embedding of each token's clipped offset from
     the predicate to DeepAtt's input. ``sentence_layers`` (None = 0, the paper) runs the lowest
     layers once per sentence, before the predicate is known, and only the layers above them once
-    per predicate (late fusion: faster, a different model). ``dropout`` (None = the preset's 0.2 residual/input, 0.1
-    attention/ReLU) sets all dropouts inside the torch model: spaCy's ``training.dropout`` does
-    not reach into it.
+    per predicate (late fusion: faster, a different model; give it ``max_distance`` too, as the
+    README's runs do). ``dropout`` (None = the preset's 0.2 residual/input, 0.1 attention/ReLU)
+    sets all dropouts inside the torch model: spaCy's ``training.dropout`` does not reach into
+    it.
     ``d_head_hidden``: hidden width of the predicate-identification and sense MLPs.
     ``max_length``: longer sentences are labelled in pieces (see ``units.py``). DeepAtt's
     sinusoidal timing signal has no length limit: this only bounds memory (attention is
