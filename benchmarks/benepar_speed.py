@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     parser.add_argument("--subbatch-tokens", type=int, default=500, help="benepar's sub-batch size in tokens")
     args = parser.parse_args(argv)
 
-    import benepar  # noqa: F401  (before spacy_lal, whose span attributes then replace benepar's: README)
+    import benepar  # noqa: F401  (before spacy_lal, whose span attributes then replace benepar's: docs/components.md)
     import spacy
     import torch
     from spacy.tokens import Doc, DocBin

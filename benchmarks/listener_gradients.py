@@ -9,7 +9,7 @@ Builds the config's pipeline, initializes it on the first sentences of the corpu
 learning-rate schedule, then updates each listening component alone on the next ``--batches``
 batches and prints what the tok2vec recorded (spaCy's ``Tok2Vec`` adds the squared norm of every
 gradient its listeners send to its loss). Components whose gradients are orders of magnitude
-apart do not share the encoder: the largest trains it alone (README, "What held the parser back").
+apart do not share the encoder: the largest trains it alone (docs/results.md, "What held the parser back").
 """
 import argparse
 import sys
