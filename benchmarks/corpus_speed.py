@@ -16,7 +16,7 @@ of a .spacy file, or the lines of a text file), each parsed as raw text. In ever
   spent per second of parsing (reading, batching, Ray bookkeeping, writing): the part that does
   not scale out.
 
-Medians over the rounds. On a real cluster: start Ray (README, "Parse a corpus (Ray)") and pass
+Medians over the rounds. On a real cluster: start Ray (docs/corpus-parsing.md) and pass
 ``--address auto`` on the head node and ``--workers`` up to the cluster's CPUs.
 """
 import argparse

@@ -78,7 +78,7 @@ def main(argv=None) -> int:
     import spacy_lal  # noqa: F401
 
     # BIO Viterbi beats the paper's argmax and, with this labeller and parser, arguments restricted
-    # to the parser's constituents (README: "Constrained decoding"), so the shipped labeller
+    # to the parser's constituents (docs/constrained-decoding.md), so the shipped labeller
     # decodes with it; the config is where spaCy keeps such settings.
     # Likewise joint tree + dependency decoding beats CKY + Eisner on all three scores.
     settings = {"lal_srl": {"decoder": args.srl_decoder}, "lal_parser": {"dependency_decoder": args.parser_decoder}}
