@@ -39,7 +39,8 @@ cdef struct Workspace:
     int* stack      # backtracking stack of (kind, head, end) triples
 
 
-cdef int _alloc(Workspace* ws, int N) noexcept nogil:
+cdef int _alloc(void* workspace, int N) noexcept nogil:
+    cdef Workspace* ws = <Workspace*>workspace
     ws.C = <double*>malloc(N * N * sizeof(double))
     ws.Ct = <double*>malloc(N * N * sizeof(double))
     ws.Inc = <double*>malloc(N * N * sizeof(double))
@@ -50,7 +51,8 @@ cdef int _alloc(Workspace* ws, int N) noexcept nogil:
             or ws.stack == NULL)
 
 
-cdef void _free(Workspace* ws) noexcept nogil:
+cdef void _free(void* workspace) noexcept nogil:
+    cdef Workspace* ws = <Workspace*>workspace
     free(ws.C)
     free(ws.Ct)
     free(ws.Inc)
@@ -59,7 +61,8 @@ cdef void _free(Workspace* ws) noexcept nogil:
     free(ws.stack)
 
 
-cdef int _eisner(const float* s, int n, Workspace* ws, long long* heads) noexcept nogil:
+cdef int _eisner(const float* s, int n, void* workspace, long long* heads) noexcept nogil:
+    cdef Workspace* ws = <Workspace*>workspace
     cdef int N = n + 1
     cdef int i, j, k, w, h, e, km, r, sp, kind
     cdef double acc, m, t
@@ -164,22 +167,10 @@ cdef int _eisner(const float* s, int n, Workspace* ws, long long* heads) noexcep
     return _OK
 
 
-cdef int _decode_any(const float* s, int n, void* ws, long long* heads) noexcept nogil:
-    return _eisner(s, n, <Workspace*>ws, heads)
-
-
-cdef int _alloc_any(void* ws, int N) noexcept nogil:
-    return _alloc(<Workspace*>ws, N)
-
-
-cdef void _free_any(void* ws) noexcept nogil:
-    _free(<Workspace*>ws)
-
-
 def eisner_batch(list scores):
     """Decode validated C-contiguous float32 [n+1, n+1] matrices in one GIL-free loop.
 
     Returns (heads, status): a list of int64 [n+1] arrays and int32 [B] status codes.
     """
     cdef Workspace ws
-    return decode_tree_batch(scores, _decode_any, &ws, _alloc_any, _free_any)
+    return decode_tree_batch(scores, _eisner, &ws, _alloc, _free)

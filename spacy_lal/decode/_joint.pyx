@@ -12,7 +12,8 @@ arc from the root to the head of the whole sentence), so it is projective with o
     score = sum over nodes of the label score (as in `_cky`: best label per span, 0 for the empty
             label, the root labelled) + lam * sum of the arc scores.
 The label of a span does not interact with its head or its split, so each span first gets the
-value V of its best admissible label, exactly as in CKY, and the search is over heads and splits.
+value V of its best admissible label, exactly as in CKY (`_span_labels`), and the search is over
+heads and splits.
 
 Words are 0-based here (word h spans fenceposts h..h+1); they are h + 1 in the arc matrix and in
 the returned heads. One table T holds two things per span (i, j), sharing a row of n doubles:
@@ -44,115 +45,14 @@ cimport numpy as cnp
 from libc.math cimport INFINITY
 from libc.stdlib cimport free, malloc
 
-from ._constraints cimport index_constraints
+from ._chart_batch cimport ChartSentence, chart_sentences
+from ._constraints cimport crossed, index_constraints
+from ._joint_kernels cimport lal_hook_max, lal_split_max
+from ._span_labels cimport ARGMAX, span_label, span_value
 
 import numpy as np
 
 cnp.import_array()
-
-cdef extern from *:
-    """
-    #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
-    #include <emmintrin.h>
-    #define LAL_SSE2 1
-    #endif
-
-    /* The two inner loops of the search, each a maximum over a candidate index t for a range of
-       heads h at once:
-           split: out[h] = max_{i < k < j} A_k[h] + B_k[h],  A_k / B_k the rows of (i, k) / (k, j)
-           hook:  out[h] = max_{i <= t < j} x_t + W_t[h],     x_t = out[t], W_t a row of arc scores
-       Only the maxima are computed; the maximising t of the 2n - 1 entries on the best structure
-       are found while backtracking, by the same additions in the same order (bit-identical
-       sums), which halves the work here and drops an n^3 table of backpointers. Compilers do not
-       vectorise these max reductions without -ffast-math (NaN semantics), so they are SSE2 (the
-       x86-64 baseline): a block of 2 * NV heads stays in registers across the whole t loop, NV
-       independent chains hiding the latency of maxpd; per candidate pair: one or two loads, an
-       add and a max. maxpd(c, m) is the scalar `c > m ? c : m`. A range not a multiple of 4 ends
-       with a block overlapping the previous one: its lanes recompute identical values. */
-    #ifdef LAL_SSE2
-    #define LAL_BLOCK(NV, LOADS) do { \
-            __m128d mv[4]; \
-            for (int l = 0; l < NV; ++l) \
-                mv[l] = _mm_set1_pd(-INFINITY); \
-            for (t = t0; t < t1; ++t) { \
-                LOADS \
-                for (int l = 0; l < NV; ++l) \
-                    mv[l] = _mm_max_pd(LAL_CAND(l), mv[l]); \
-            } \
-            for (int l = 0; l < NV; ++l) \
-                _mm_storeu_pd(out + h + 2 * l, mv[l]); \
-        } while (0)
-
-    /* Blocks of 8 heads, then overlapping blocks of 4 (ranges of at least 4 heads). */
-    #define LAL_RANGE(lo, hi, BLOCK8, BLOCK4) do { \
-            for (h = lo; h + 8 <= hi; h += 8) \
-                BLOCK8; \
-            for (; h < hi; h += 4) { \
-                if (h + 4 > hi) \
-                    h = hi - 4; \
-                BLOCK4; \
-            } \
-        } while (0)
-    #endif
-
-    /* split, for the heads h in [i, j); T holds the span rows of n entries, off[a] is the row of
-       span (a, a + 1), so span (a, b) is row off[a] + b - a - 1. */
-    static void lal_split_max(double* out, const double* T, const int* off, int n, int i, int j) {
-        int h = i, t, t0 = i + 1, t1 = j;
-    #ifdef LAL_SSE2
-        if (j - i >= 4) {
-            const double *a, *b;
-            #define LAL_CAND(l) _mm_add_pd(_mm_loadu_pd(a + 2 * (l)), _mm_loadu_pd(b + 2 * (l)))
-            #define LAL_LOADS a = T + (size_t)(off[i] + t - i - 1) * n + h; \
-                              b = T + (size_t)(off[t] + j - t - 1) * n + h;
-            LAL_RANGE(i, j, LAL_BLOCK(4, LAL_LOADS), LAL_BLOCK(2, LAL_LOADS));
-            #undef LAL_LOADS
-            #undef LAL_CAND
-            return;
-        }
-    #endif
-        for (; h < j; ++h) {
-            double m = -INFINITY;
-            for (t = t0; t < t1; ++t) {
-                double c = T[(size_t)(off[i] + t - i - 1) * n + h]
-                         + T[(size_t)(off[t] + j - t - 1) * n + h];
-                m = c > m ? c : m;
-            }
-            out[h] = m;
-        }
-    }
-
-    /* hook, for the outside heads h in [lo, hi) of span (i, j) (x_t = out[t] are read from the
-       row that receives the results, at entries disjoint from [lo, hi)). */
-    static void lal_hook_max(double* out, const double* W, int n, int i, int j, int lo, int hi) {
-        int h = lo, t, t0 = i, t1 = j;
-    #ifdef LAL_SSE2
-        if (hi - lo >= 4) {
-            const double* w;
-            __m128d x;
-            #define LAL_CAND(l) _mm_add_pd(x, _mm_loadu_pd(w + 2 * (l)))
-            #define LAL_LOADS w = W + (size_t)t * n + h; x = _mm_set1_pd(out[t]);
-            LAL_RANGE(lo, hi, LAL_BLOCK(4, LAL_LOADS), LAL_BLOCK(2, LAL_LOADS));
-            #undef LAL_LOADS
-            #undef LAL_CAND
-            return;
-        }
-    #endif
-        for (; h < hi; ++h) {
-            double m = -INFINITY;
-            for (t = t0; t < t1; ++t) {
-                double c = out[t] + W[(size_t)t * n + h];
-                m = c > m ? c : m;
-            }
-            out[h] = m;
-        }
-    }
-    """
-    void lal_split_max(double* out, const double* T, const int* off, int n,
-                       int i, int j) noexcept nogil
-    void lal_hook_max(double* out, const double* W, int n, int i, int j,
-                      int lo, int hi) noexcept nogil
-
 
 # Per-sentence status codes; mirrored in the .pyi stub.
 OK = 0
@@ -208,47 +108,6 @@ cdef void _free(Workspace* ws) noexcept nogil:
     free(ws.required)
 
 
-cdef inline float _label_max(const float* p, int L, int* ok) noexcept nogil:
-    """Largest of the real-label scores p[1:L] (L >= 2); clears *ok if any is NaN or infinite.
-    Four independent chains: a single `m = max(m, x)` chain is latency-bound."""
-    cdef float m0 = p[1]
-    cdef float m1 = p[1]
-    cdef float m2 = p[1]
-    cdef float m3 = p[1]
-    cdef float z = 0.0  # x - x is 0 for finite x and NaN otherwise; NaN survives the sum
-    cdef int l = 1
-    while l + 4 <= L:
-        m0 = p[l] if p[l] > m0 else m0
-        m1 = p[l + 1] if p[l + 1] > m1 else m1
-        m2 = p[l + 2] if p[l + 2] > m2 else m2
-        m3 = p[l + 3] if p[l + 3] > m3 else m3
-        z += (p[l] - p[l]) + (p[l + 1] - p[l + 1]) + (p[l + 2] - p[l + 2]) + (p[l + 3] - p[l + 3])
-        l += 4
-    while l < L:
-        m0 = p[l] if p[l] > m0 else m0
-        z += p[l] - p[l]
-        l += 1
-    if not z == 0.0:
-        ok[0] = 0
-    m0 = m1 if m1 > m0 else m0
-    m2 = m3 if m3 > m2 else m2
-    return m2 if m2 > m0 else m0
-
-
-cdef inline int _label(const float* p, int L, bint need) noexcept nogil:
-    """The label whose value `_label_max` gave: the empty label unless a real one scores above 0
-    (or the span must be labelled), else the first real label reaching the maximum."""
-    cdef int ok = 1
-    cdef int l
-    cdef float m = _label_max(p, L, &ok)
-    if not need and m <= 0.0:
-        return 0
-    for l in range(1, L):
-        if p[l] == m:
-            return l
-    return 1  # unreachable for finite scores
-
-
 cdef inline int _best_split(const double* T, const int* off, int n, int i, int j,
                             int h) noexcept nogil:
     """The first split k of (i, j) maximising T[(i, k), h] + T[(k, j), h]: the sums are the ones
@@ -281,18 +140,20 @@ cdef inline int _best_dependent(const double* row, const double* W, int n, int i
     return tb
 
 
-cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
-                const int* cons, int n_cons, Workspace* ws,
-                int* out, long long* heads, double* out_score) noexcept nogil:
-    """Decode one sentence: 2n - 1 (start, end, label) rows in pre-order to `out`, heads[0..n].
-    cons: n_cons (start, end, required) rows, as `_cky` takes them."""
+cdef int _joint(const ChartSentence* x, const float* arcs, double lam, Workspace* ws,
+                long long* heads, double* out_score) noexcept nogil:
+    """Decode one sentence: 2n - 1 (start, end, label) rows in pre-order to `x.spans`,
+    heads[0..n]."""
+    cdef const float* chart = x.chart
+    cdef int n = x.n
+    cdef int L = x.L
+    cdef int* out = x.spans
     cdef int N = n + 1
-    cdef int i, j, k, h, d, r, lab, top, sp, a, b, mx, mn
-    cdef bint need
+    cdef int i, j, k, h, d, r, lab, top, sp, mx, mn, left_head, right_head
+    cdef bint need, crossing
     cdef int ok = 1
-    cdef float m
     cdef float z = 0.0
-    cdef double best, t, labels, arc_sum
+    cdef double value, best, t, labels, arc_sum
     cdef double* row
     cdef const float* p
     cdef double* T = ws.T
@@ -302,7 +163,7 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
         return _OK
 
     # Constraint spans (`_constraints.pxd`).
-    index_constraints(cons, n_cons, N, ws.max_end, ws.min_start, ws.required)
+    index_constraints(x.cons, x.n_cons, N, ws.max_end, ws.min_start, ws.required)
 
     # Label values, one forward stream over the upper triangle of the chart (rows (i, i+1..n) are
     # contiguous), with the finiteness check fused in; -inf for spans a constraint crosses.
@@ -311,17 +172,10 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
         mx = -1
         mn = N
         for j in range(i + 1, N):
-            if j > i + 1:
-                if ws.max_end[j - 1] > mx:
-                    mx = ws.max_end[j - 1]
-                if ws.min_start[j - 1] < mn:
-                    mn = ws.min_start[j - 1]
-            m = _label_max(p, L, &ok)
             need = ws.required[i * N + j] or (i == 0 and j == n)
-            if mx > j or mn < i:
-                ws.V[i * N + j] = -INFINITY
-            else:
-                ws.V[i * N + j] = m if (m > 0.0 or need) else 0.0
+            value = span_value(p, L, 0, need, ARGMAX, &ok)
+            crossing = crossed(ws.max_end, ws.min_start, i, j, &mx, &mn)
+            ws.V[i * N + j] = -INFINITY if crossing else value
             p += L
     if not ok:
         return _NONFINITE_CHART
@@ -388,7 +242,7 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
         j = ws.stack[sp + 1]
         h = ws.stack[sp + 2]
         p = chart + (<Py_ssize_t>(i * N + j)) * L
-        lab = _label(p, L, ws.required[i * N + j] or (i == 0 and j == n))
+        lab = span_label(p, L, 0, ws.required[i * N + j] or (i == 0 and j == n), ARGMAX)
         out[3 * top] = i
         out[3 * top + 1] = j
         out[3 * top + 2] = lab
@@ -400,21 +254,19 @@ cdef int _joint(const float* chart, const float* arcs, int n, int L, double lam,
         k = _best_split(T, ws.off, n, i, j, h)
         if h < k:  # h heads the left child; the right child's head d depends on h
             d = _best_dependent(T + <size_t>(ws.off[k] + j - k - 1) * n, ws.W, n, k, j, h)
-            ws.stack[sp] = k
-            ws.stack[sp + 1] = j
-            ws.stack[sp + 2] = d
-            ws.stack[sp + 3] = i
-            ws.stack[sp + 4] = k
-            ws.stack[sp + 5] = h
+            left_head = h
+            right_head = d
         else:      # h heads the right child; the left child's head d depends on h
             d = _best_dependent(T + <size_t>(ws.off[i] + k - i - 1) * n, ws.W, n, i, k, h)
-            ws.stack[sp] = k
-            ws.stack[sp + 1] = j
-            ws.stack[sp + 2] = h
-            ws.stack[sp + 3] = i
-            ws.stack[sp + 4] = k
-            ws.stack[sp + 5] = d
-        sp += 6  # right child below the left one: left is emitted first
+            left_head = d
+            right_head = h
+        ws.stack[sp] = k  # right child below the left one: left is emitted first
+        ws.stack[sp + 1] = j
+        ws.stack[sp + 2] = right_head
+        ws.stack[sp + 3] = i
+        ws.stack[sp + 4] = k
+        ws.stack[sp + 5] = left_head
+        sp += 6
         heads[d + 1] = h + 1
         arc_sum += arcs[(d + 1) * N + h + 1]
     out_score[0] = labels + lam * arc_sum
@@ -432,43 +284,23 @@ def joint_batch(list charts, list arcs, list constraints, double lam):
     cdef Py_ssize_t B = len(charts)
     cdef Py_ssize_t s
     cdef int max_n = 0
-    cdef cnp.ndarray arr
     cdef Workspace ws
-    cdef const float** chart_p = <const float**>malloc(max(B, 1) * sizeof(float*))
+    cdef ChartSentence* sent = <ChartSentence*>malloc(max(B, 1) * sizeof(ChartSentence))
     cdef const float** arcs_p = <const float**>malloc(max(B, 1) * sizeof(float*))
-    cdef int** out_p = <int**>malloc(max(B, 1) * sizeof(int*))
     cdef long long** heads_p = <long long**>malloc(max(B, 1) * sizeof(long long*))
-    cdef const int** cons_p = <const int**>malloc(max(B, 1) * sizeof(int*))
-    cdef int* dims = <int*>malloc(max(B, 1) * 3 * sizeof(int))
-    if (chart_p == NULL or arcs_p == NULL or out_p == NULL or heads_p == NULL or cons_p == NULL
-            or dims == NULL):
-        free(chart_p); free(arcs_p); free(out_p); free(heads_p); free(cons_p); free(dims)
+    if sent == NULL or arcs_p == NULL or heads_p == NULL:
+        free(sent); free(arcs_p); free(heads_p)
         raise MemoryError()
     cdef cnp.ndarray scores = np.zeros(B, dtype=np.float64)
     cdef cnp.ndarray status = np.zeros(B, dtype=np.int32)
     cdef double* scores_v = <double*>cnp.PyArray_DATA(scores)
     cdef int* status_v = <int*>cnp.PyArray_DATA(status)
-    spans = []
     heads = []
     try:
+        spans = chart_sentences(charts, constraints, sent, &max_n)
         for s in range(B):
-            arr = charts[s]
-            chart_p[s] = <const float*>cnp.PyArray_DATA(arr)
-            dims[3 * s] = arr.shape[0] - 1
-            dims[3 * s + 1] = arr.shape[2]
-            max_n = max(max_n, dims[3 * s])
             arcs_p[s] = <const float*>cnp.PyArray_DATA(<cnp.ndarray>arcs[s])
-            cons = constraints[s]
-            if cons is None:
-                cons_p[s] = NULL
-                dims[3 * s + 2] = 0
-            else:
-                cons_p[s] = <const int*>cnp.PyArray_DATA(<cnp.ndarray>cons)
-                dims[3 * s + 2] = (<cnp.ndarray>cons).shape[0]
-            out = np.empty((max(2 * dims[3 * s] - 1, 0), 3), dtype=np.int32)
-            out_p[s] = <int*>cnp.PyArray_DATA(<cnp.ndarray>out)
-            spans.append(out)
-            out = np.empty(dims[3 * s] + 1, dtype=np.int64)
+            out = np.empty(sent[s].n + 1, dtype=np.int64)
             heads_p[s] = <long long*>cnp.PyArray_DATA(<cnp.ndarray>out)
             heads.append(out)
         # One workspace for the longest sentence; shorter ones use a prefix of each table.
@@ -477,10 +309,8 @@ def joint_batch(list charts, list arcs, list constraints, double lam):
             raise MemoryError()
         with nogil:
             for s in range(B):
-                status_v[s] = _joint(chart_p[s], arcs_p[s], dims[3 * s], dims[3 * s + 1], lam,
-                                     cons_p[s], dims[3 * s + 2], &ws,
-                                     out_p[s], heads_p[s], &scores_v[s])
+                status_v[s] = _joint(&sent[s], arcs_p[s], lam, &ws, heads_p[s], &scores_v[s])
         _free(&ws)
     finally:
-        free(chart_p); free(arcs_p); free(out_p); free(heads_p); free(cons_p); free(dims)
+        free(sent); free(arcs_p); free(heads_p)
     return spans, heads, scores, status

@@ -55,7 +55,8 @@ cdef struct Workspace:
     int* stack
 
 
-cdef int _alloc(Workspace* ws, int N) noexcept nogil:
+cdef int _alloc(void* workspace, int N) noexcept nogil:
+    cdef Workspace* ws = <Workspace*>workspace
     ws.W = <double*>malloc(N * N * sizeof(double))
     ws.E = <int*>malloc(N * N * sizeof(int))
     ws.in_w = <double*>malloc(N * sizeof(double))
@@ -76,7 +77,8 @@ cdef int _alloc(Workspace* ws, int N) noexcept nogil:
             or ws.next_sibling == NULL or ws.deleted == NULL or ws.stack == NULL)
 
 
-cdef void _free(Workspace* ws) noexcept nogil:
+cdef void _free(void* workspace) noexcept nogil:
+    cdef Workspace* ws = <Workspace*>workspace
     free(ws.W)
     free(ws.E)
     free(ws.in_w)
@@ -93,7 +95,8 @@ cdef void _free(Workspace* ws) noexcept nogil:
     free(ws.stack)
 
 
-cdef int _cle(const float* s, int n, Workspace* ws, long long* heads) noexcept nogil:
+cdef int _cle(const float* s, int n, void* workspace, long long* heads) noexcept nogil:
+    cdef Workspace* ws = <Workspace*>workspace
     cdef int N = n + 1
     cdef int u, v, x, c, k, cur, best_u, rep, start, plen, n_active, n_nodes, node, prev, sp, e
     cdef int be
@@ -224,22 +227,10 @@ cdef int _cle(const float* s, int n, Workspace* ws, long long* heads) noexcept n
     return _OK
 
 
-cdef int _decode_any(const float* s, int n, void* ws, long long* heads) noexcept nogil:
-    return _cle(s, n, <Workspace*>ws, heads)
-
-
-cdef int _alloc_any(void* ws, int N) noexcept nogil:
-    return _alloc(<Workspace*>ws, N)
-
-
-cdef void _free_any(void* ws) noexcept nogil:
-    _free(<Workspace*>ws)
-
-
 def chu_liu_edmonds_batch(list scores):
     """Decode validated C-contiguous float32 [n+1, n+1] matrices in one GIL-free loop.
 
     Returns (heads, status): a list of int64 [n+1] arrays and int32 [B] status codes.
     """
     cdef Workspace ws
-    return decode_tree_batch(scores, _decode_any, &ws, _alloc_any, _free_any)
+    return decode_tree_batch(scores, _cle, &ws, _alloc, _free)

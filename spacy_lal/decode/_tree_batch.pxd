@@ -2,7 +2,8 @@
 """The GIL-free batch loop shared by the tree decoders (_eisner, _mst).
 
 A decoder module hands over its per-matrix decoder and its workspace's alloc/free as function
-pointers over an opaque workspace; the workspace is sized once, for the longest sentence.
+pointers over an opaque workspace (each casts the void* back to its own Workspace struct); the
+workspace is sized once, for the longest sentence.
 """
 cimport numpy as cnp
 from libc.stdlib cimport free, malloc

@@ -7,25 +7,11 @@ from functools import lru_cache
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacy_lal.decode import JointResult, cky, eisner, joint, joint_batch
-from test_decoders import binary_trees, crosses
-
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-TOL = 1e-4
-
-
-def rng_from(draw) -> np.random.Generator:
-    """A numpy generator seeded by hypothesis (so failures shrink to a reproducible seed)."""
-    return np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-
-
-def draw_scores(rng: np.random.Generator, shape, tied: bool) -> np.ndarray:
-    if tied:
-        return rng.integers(-2, 3, size=shape).astype(np.float32)
-    return rng.normal(size=shape).astype(np.float32)
+from test_decoders import SETTINGS, TOL, binary_trees, crosses, draw_scores, rng_from
 
 
 @st.composite

@@ -133,6 +133,20 @@ def random_gold(rng: np.random.Generator, n: int, L: int, flat: float = 0.4) -> 
     return gold
 
 
+def random_tree_gold(rng: np.random.Generator, n: int, L: int) -> np.ndarray:
+    """A gold label chart from a random binary tree grown top-down (random_gold enumerates all trees:
+    too many for long sentences), 40% of its inner spans unlabelled."""
+    gold = np.zeros((n + 1, n + 1), dtype=np.int64)
+    stack = [(0, n)]
+    while stack:
+        i, j = stack.pop()
+        gold[i, j] = rng.integers(1, L) if (i, j) == (0, n) or rng.random() < 0.6 else 0
+        if j > i + 1:
+            k = int(rng.integers(i + 1, j))
+            stack += [(i, k), (k, j)]
+    return gold
+
+
 @SETTINGS
 @given(cky_case())
 def test_cky_argmax_matches_brute_force(case):
@@ -159,14 +173,7 @@ def test_cky_matches_brute_force_over_every_labelling(case):
 def test_cky_loss_augmented_matches_brute_force(case):
     rng, chart = case
     n, L = chart.shape[0] - 1, chart.shape[2]
-    gold = np.zeros((n + 1, n + 1), dtype=np.int64)
-    stack = [(0, n)]  # a random binary tree (random_gold enumerates all trees: too many here)
-    while stack:
-        i, j = stack.pop()
-        gold[i, j] = rng.integers(1, L) if (i, j) == (0, n) or rng.random() < 0.6 else 0
-        if j > i + 1:
-            k = int(rng.integers(i + 1, j))
-            stack += [(i, k), (k, j)]
+    gold = random_tree_gold(rng, n, L)
     result = cky(chart, gold)
     check_tree(result, chart, gold, loss=True)
     assert result.score + result.cost == pytest.approx(brute_cky(chart, gold), abs=TOL)
@@ -298,14 +305,7 @@ def test_cky_vector_kernels_match_reference(data):
         chart[..., 0] = np.nan
         chart[np.tril_indices(n + 1)] = -np.inf
     assert cky(chart).spans.tolist() == reference_cky(chart)
-    gold = np.zeros((n + 1, n + 1), dtype=np.int64)
-    stack = [(0, n)]  # a random binary tree (random_gold enumerates all trees: too many here)
-    while stack:
-        i, j = stack.pop()
-        gold[i, j] = rng.integers(1, L) if (i, j) == (0, n) or rng.random() < 0.6 else 0
-        if j > i + 1:
-            k = int(rng.integers(i + 1, j))
-            stack += [(i, k), (k, j)]
+    gold = random_tree_gold(rng, n, L)
     result = cky(chart, gold)
     assert result.spans.tolist() == reference_cky(chart, gold)
     check_tree(result, chart, gold, loss=True)

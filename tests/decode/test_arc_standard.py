@@ -25,7 +25,7 @@ from spacy_lal.decode import (
     projectivize,
 )
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]  # the repository (this file is tests/decode/...)
 ASSET_DIRS = [Path(p) for p in os.environ.get("SPACY_LAL_ASSETS", "").split(os.pathsep) if p] + [
     ROOT / ".." / "shared" / "assets",
     ROOT / "assets",
