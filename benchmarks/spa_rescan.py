@@ -1,4 +1,4 @@
-"""Cost of the SPA-DP encoders (spacy_lal.nn.spa.SpaEncoder): the O(n^2) rescan against the BiRNN.
+"""Cost of the SPA-DP encoders (spacy_lal.nn.spa_encoder.SpaEncoder): the O(n^2) rescan against the BiRNN.
 
     python benchmarks/spa_rescan.py [--lengths 10 20 40] [--words 640] [--d-in 350]
                                     [--d-scan 400] [--d-rescan 100] [--rounds 5] [--threads 0]
@@ -19,7 +19,7 @@ from typing import Dict, List
 
 import torch
 
-from spacy_lal.nn.spa import ENCODERS, SpaEncoder
+from spacy_lal.nn.spa_encoder import ENCODERS, SpaEncoder
 
 
 def main() -> None:

@@ -11,6 +11,11 @@ Paper hyperparameters (K&K Table 8): ``d_model`` 1024 (512 content + 512 positio
 (4 with ELMo; Mrini et al. use 3 above XLNet), 8 heads, ``d_kv`` 64, ``d_ff`` 2048, attention dropout
 0.2, ReLU dropout 0.1, residual dropout 0.2. The defaults here are CPU-sized: ``d_model`` 256,
 2 layers, 8 heads, ``d_kv`` 32, ``d_ff`` 512.
+
+:class:`MultiHeadSelfAttention` is the unfactored multi-head self-attention of DeepAtt (Tan et al.
+2018, section "Self-Attention", eq. 1-4). Both attentions split a fused query/key/value projection
+into heads (:func:`split_heads`), exclude padded keys (:func:`masked_softmax`) and concatenate the
+heads' outputs (:func:`merge_heads`).
 """
 
 from __future__ import annotations
@@ -21,15 +26,96 @@ from typing import Tuple, Union
 import torch
 from torch import Tensor, nn
 
-from .dropout import Dropout, FeatureDropout
+from .dropout import Dropout, FeatureDropout, dropout
 
 __all__ = [
+    "split_heads",
+    "merge_heads",
+    "masked_softmax",
+    "orthogonal_blocks_",
+    "MultiHeadSelfAttention",
     "PartitionedLinear",
     "FactoredSelfAttention",
     "PartitionedFeedForward",
     "FactoredEncoderLayer",
     "FactoredEncoder",
 ]
+
+
+def split_heads(qkv: Tensor, n_heads: int) -> Tuple[Tensor, Tensor, Tensor]:
+    """Queries, keys and values ``(B, H, T, d_head)`` each, from a fused ``(B, T, 3 * H * d_head)``
+    projection laid out ``[q ; k ; v]``, every part head by head (views of a contiguous one)."""
+    B, T, d = qkv.shape
+    # Sizes spelled out, not -1: an empty batch (no rows) cannot infer them.
+    q, k, v = qkv.reshape(B, T, 3, n_heads, d // (3 * n_heads)).permute(2, 0, 3, 1, 4)
+    return q, k, v
+
+
+def merge_heads(y: Tensor) -> Tensor:
+    """``(B, H, T, d_head)`` head outputs -> ``(B, T, H * d_head)``, the heads side by side."""
+    B, H, T, d_head = y.shape
+    return y.transpose(1, 2).reshape(B, T, H * d_head)  # not -1: see split_heads
+
+
+def masked_softmax(logits: Tensor, key_mask: Tensor) -> Tensor:
+    """Softmax over the keys (last dimension) of ``logits``, leaving out the keys where ``key_mask``
+    (bool, broadcast to ``logits``) is False; each row needs one True.
+
+    ``logits`` is filled in place: callers pass a fresh tensor, and the ``(B, H, T, T)`` scores are
+    not copied once more (autograd allows it: the scaling before it keeps no output for backward).
+    """
+    return torch.softmax(logits.masked_fill_(~key_mask, float("-inf")), dim=-1)
+
+
+def orthogonal_blocks_(weight: Tensor, n_blocks: int) -> None:
+    """Orthogonal init of each of ``n_blocks`` row blocks of a fused weight (Tan et al.,
+    "Initialization": sub-layer weights are random orthogonal matrices; fused q/k/v or LSTM gates
+    are separate matrices in the paper's formulation, so each block gets its own)."""
+    with torch.no_grad():
+        for block in weight.chunk(n_blocks, dim=0):
+            nn.init.orthogonal_(block)
+
+
+class MultiHeadSelfAttention(nn.Module):
+    """Multi-head scaled dot-product self-attention (Tan et al. 2018, section "Self-Attention",
+    eq. 1-4).
+
+    Scores are scaled by sqrt(d / h), the per-head width, as in Vaswani et al. (2017) and the
+    authors' implementation (eq. 1 writes sqrt(d)). Padded keys are excluded; padded queries still
+    get (ignored) outputs. Dropout on the attention weights ("Settings and Regularization").
+    """
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model ({d_model}) must be divisible by n_heads ({n_heads})")
+        self.d_model = d_model
+        self.n_heads = n_heads
+        self.dropout = dropout
+        self.qkv = nn.Linear(d_model, 3 * d_model)  # W_i^Q, W_i^K, W_i^V of all heads, fused
+        self.out = nn.Linear(d_model, d_model)  # W of eq. 4
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        orthogonal_blocks_(self.qkv.weight, 3)
+        nn.init.orthogonal_(self.out.weight)
+        nn.init.zeros_(self.qkv.bias)
+        nn.init.zeros_(self.out.bias)
+
+    def forward(self, x: Tensor, key_mask: Tensor) -> Tensor:
+        """``x`` (B, T, d), ``key_mask`` (B, T) bool (True = may be attended to; each row needs
+        one True). Returns (B, T, d)."""
+        q, k, v = split_heads(self.qkv(x), self.n_heads)
+        key_mask = key_mask[:, None, None, :]
+        # eq. 1-2 for all heads at once: y is (B, h, T, d/h)
+        if self.training and self.dropout > 0.0:
+            # SDPA would draw its dropout mask with torch's slow Bernoulli sampling
+            # (spacy_lal.nn.dropout); the same sums, written out.
+            scores = (q @ k.transpose(-1, -2)).div_(q.shape[-1] ** 0.5)  # in place: fresh tensors
+            y = dropout(masked_softmax(scores, key_mask), self.dropout) @ v
+        else:
+            y = nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=key_mask)
+        return self.out(merge_heads(y))  # eq. 3-4
 
 
 class PartitionedLinear(nn.Module):
@@ -78,13 +164,6 @@ class FactoredSelfAttention(nn.Module):
         self.residual_dropout = FeatureDropout(residual_dropout)
         self.layer_norm = nn.LayerNorm(d_content + d_positional)
 
-    def _heads(self, x: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
-        B, T, _ = x.shape
-        q, k, v = x.chunk(3, dim=-1)
-        shape = (B, T, self.n_heads, self.d_kv // 2)
-        return (q.reshape(shape).transpose(1, 2), k.reshape(shape).transpose(1, 2),
-                v.reshape(shape).transpose(1, 2))  # (B, H, T, d_kv/2) each
-
     def forward(self, x: Tensor, mask: Tensor, return_attention: bool = False
                 ) -> Union[Tensor, Tuple[Tensor, Tensor]]:
         """Args:
@@ -92,20 +171,17 @@ class FactoredSelfAttention(nn.Module):
             mask: ``(B, T)`` bool, True at valid positions (padding keys are never attended to).
             return_attention: also return the probabilities ``(B, H, T_query, T_key)``.
         """
-        B, T, _ = x.shape
         qkv_c, qkv_p = self.qkv(x)
-        q_c, k_c, v_c = self._heads(qkv_c)
-        q_p, k_p, v_p = self._heads(qkv_p)
+        q_c, k_c, v_c = split_heads(qkv_c, self.n_heads)  # (B, H, T, d_kv/2) each
+        q_p, k_p, v_p = split_heads(qkv_p, self.n_heads)
         # Factored logits: content and position dot products are summed before the softmax.
         logits = (q_c @ k_c.transpose(-1, -2) + q_p @ k_p.transpose(-1, -2)) / math.sqrt(self.d_kv)
-        logits = logits.masked_fill(~mask[:, None, None, :], float("-inf"))
-        probs = torch.softmax(logits, dim=-1)  # every row has >= 1 valid key (the start token)
+        # Every row has >= 1 valid key (the start token).
+        probs = masked_softmax(logits, mask[:, None, None, :])
         dropped = self.attention_dropout(probs)
         # One distribution, applied to both the content and the position values (K&K Figure 4).
-        out_c = (dropped @ v_c).transpose(1, 2).reshape(B, T, -1)
-        out_p = (dropped @ v_p).transpose(1, 2).reshape(B, T, -1)
-        y_c = self.out.content(out_c)
-        y_p = self.out.position(out_p)
+        y_c = self.out.content(merge_heads(dropped @ v_c))
+        y_p = self.out.position(merge_heads(dropped @ v_p))
         y = self.layer_norm(x + self.residual_dropout(torch.cat([y_c, y_p], dim=-1)))
         return (y, probs) if return_attention else y
 

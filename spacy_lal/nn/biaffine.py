@@ -30,7 +30,11 @@ from torch import Tensor, nn
 from .dropout import Dropout
 from .embeddings import lengths_to_mask
 
-__all__ = ["MLP", "BiaffineArcScorer", "BiaffineLabelScorer", "dependency_loss", "arc_mask"]
+__all__ = [
+    "MLP", "BiaffineArcScorer", "BiaffineLabelScorer", "dependency_loss", "arc_mask", "reduce_sentences",
+]
+
+Reduction = Literal["mean", "sum", "none"]
 
 
 class MLP(nn.Module):
@@ -147,9 +151,22 @@ def arc_mask(lengths: Tensor, n_words: int) -> Tensor:
     return dependent.unsqueeze(2) & valid.unsqueeze(1) & not_self.unsqueeze(0)
 
 
+def reduce_sentences(per_sentence: Tensor, reduction: Reduction) -> Tensor:
+    """A batch's loss from its ``(B,)`` per-sentence losses: ``"mean"`` over the sentences, so that
+    the learning rate does not depend on the batch size and the parsers' losses (this module's,
+    :func:`~spacy_lal.nn.span.hinge_loss`, SPA-DP's) are on one scale; ``"sum"``; ``"none"``."""
+    if reduction == "mean":
+        return per_sentence.mean()
+    if reduction == "sum":
+        return per_sentence.sum()
+    if reduction == "none":
+        return per_sentence
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
 def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
                     label_scores: Optional[Tensor] = None, gold_labels: Optional[Tensor] = None,
-                    reduction: Literal["mean", "sum", "none"] = "mean") -> Tuple[Tensor, Tensor]:
+                    reduction: Reduction = "mean") -> Tuple[Tensor, Tensor]:
     """Cross-entropy of eq. 11: ``-log P(h_d | d) - log P(l_d | d, h_d)`` summed over the words.
 
     Args:
@@ -184,10 +201,4 @@ def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
         label_nll = -torch.log_softmax(label_scores, -1).gather(2, labels.unsqueeze(-1)).squeeze(-1)
         nll = nll + torch.where(gold_labels >= 0, label_nll, torch.zeros_like(label_nll))
     per_sentence = torch.where(known, nll, torch.zeros_like(nll)).sum(-1)
-    if reduction == "mean":
-        return per_sentence.mean(), per_sentence
-    if reduction == "sum":
-        return per_sentence.sum(), per_sentence
-    if reduction == "none":
-        return per_sentence, per_sentence
-    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return reduce_sentences(per_sentence, reduction), per_sentence

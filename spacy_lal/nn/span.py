@@ -30,6 +30,7 @@ from typing import Literal
 import torch
 from torch import Tensor, nn
 
+from .biaffine import Reduction, reduce_sentences
 from .dropout import Dropout
 from .embeddings import lengths_to_mask
 
@@ -216,7 +217,7 @@ def hamming_cost(pred_spans: Tensor, gold_chart: Tensor) -> Tensor:
 
 
 def hinge_loss(chart: Tensor, gold_spans: Tensor, pred_spans: Tensor, pred_cost: Tensor | float,
-               reduction: Literal["mean", "sum", "none"] = "mean") -> Tensor:
+               reduction: Reduction = "mean") -> Tensor:
     """Structured hinge loss, eq. 8-9: ``max(0, s(T^) + Delta(T^, T*) - s(T*))`` per sentence.
 
     ``T^`` is the loss-augmented prediction (argmax of ``s(T) + Delta(T, T*)``, found by the CKY
@@ -236,14 +237,7 @@ def hinge_loss(chart: Tensor, gold_spans: Tensor, pred_spans: Tensor, pred_cost:
     """
     cost = torch.as_tensor(pred_cost, dtype=chart.dtype, device=chart.device)
     margin = tree_score(chart, pred_spans) + cost - tree_score(chart, gold_spans)
-    loss = torch.relu(margin)
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return reduce_sentences(torch.relu(margin), reduction)
 
 
 def head_contributions(span_vectors: Tensor, n_heads: int, normalize: bool = True) -> Tensor:

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from spacy_lal.nn.dropout import NUMPY_MIN_ELEMENTS, Dropout, FeatureDropout, dropout, keep_mask
-from spacy_lal.nn.srl import MultiHeadSelfAttention
+from spacy_lal.nn.attention import MultiHeadSelfAttention
 
 N = 1 << 20
 
@@ -89,7 +89,7 @@ def test_self_attention_written_out_for_dropout_equals_sdpa(monkeypatch):
     x = torch.randn(3, 9, 32)
     key_mask = torch.arange(9).unsqueeze(0) < torch.tensor([[9], [5], [1]])
     expected = attention.eval()(x, key_mask)
-    monkeypatch.setattr("spacy_lal.nn.srl.dropout", lambda weights, p: weights)
+    monkeypatch.setattr("spacy_lal.nn.attention.dropout", lambda weights, p: weights)
     written_out = attention.train()(x, key_mask)
     assert torch.allclose(written_out, expected, atol=1e-6)
     # And the real dropout does act on the weights.

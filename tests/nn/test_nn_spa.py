@@ -1,5 +1,6 @@
-"""The SPA-DP torch modules (spacy_lal.nn.spa, Zhou et al. 2018): the equations against direct
-per-word loops, padding invariance, and every variant overfitting a handful of sentences."""
+"""The SPA-DP torch modules (spacy_lal.nn.spa_encoder and .spa_parsers, Zhou et al. 2018): the
+equations against direct per-word loops, padding invariance, and every variant overfitting a handful
+of sentences."""
 
 from __future__ import annotations
 
@@ -15,15 +16,12 @@ from spacy_lal.decode import (
     arc_standard_oracle_batch,
     chu_liu_edmonds_batch,
 )
-from spacy_lal.nn.spa import (
-    ENCODERS,
+from spacy_lal.nn.spa_encoder import ENCODERS, SequencePreservedRescan, SpaEncoder, VanillaAttention
+from spacy_lal.nn.spa_parsers import (
     HeadSelectionScorer,
-    SequencePreservedRescan,
-    SpaEncoder,
     SpaGraphParser,
     SpaTransitionParser,
     TransitionClassifier,
-    VanillaAttention,
     transition_loss,
 )
 

@@ -1,4 +1,5 @@
-"""Tests for the DeepAtt SRL model (spacy_lal.nn.srl) and the timing signal (spacy_lal.nn.timing)."""
+"""Tests for the DeepAtt SRL model and its heads (spacy_lal.nn.deepatt, .deepatt_layers, .predicates)
+and the timing signal (spacy_lal.nn.timing)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from spacy_lal.nn.srl import (  # noqa: E402
-    DeepAtt,
-    DeepAttConfig,
+from spacy_lal.nn.deepatt import DeepAtt, DeepAttConfig  # noqa: E402
+from spacy_lal.nn.embeddings import lengths_to_mask  # noqa: E402
+from spacy_lal.nn.predicates import (  # noqa: E402
     PredicateIdentifier,
     SenseClassifier,
     expand_predicates,
     gather_tokens,
     label_smoothed_cross_entropy,
-    lengths_to_mask,
     predicate_indicator,
     predicate_rows,
 )
