@@ -16,8 +16,7 @@ from pathlib import Path
 
 from options import add_corpus_options, write_json
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from evaluate import gold_inputs  # noqa: E402  (the inputs the scores are computed on)
+from spacy_lal.evaluation import gold_inputs  # the inputs the scores are computed on
 
 
 def main(argv=None) -> int:

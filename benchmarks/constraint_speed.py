@@ -16,8 +16,7 @@ from pathlib import Path
 
 from options import add_corpus_options, write_json
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from evaluate import GOLD_NP_KEY, gold_inputs, proper_noun_phrases  # noqa: E402
+from spacy_lal.evaluation import GOLD_NP_KEY, gold_inputs, proper_noun_phrases
 
 
 def main(argv=None) -> int:
@@ -29,7 +28,7 @@ def main(argv=None) -> int:
     import spacy
     from spacy.tokens import DocBin
 
-    from spacy_lal.pipeline.lal_srl import mark_predicates
+    from spacy_lal import mark_predicates
 
     nlp = spacy.load(args.pipeline)
     lal_parser, srl = nlp.get_pipe("lal_parser"), nlp.get_pipe("lal_srl")

@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     import spacy_lal
     from spacy_lal.corpus_parse import parse_corpus
     from spacy_lal.corpus_parse.worker import load_pipeline
-    from spacy_lal.pipeline.transformer_features import clear_feature_caches
+    from spacy_lal.pipeline.layers.transformer_features import clear_feature_caches
 
     texts = read_texts(args.corpus, args.limit)
     nlp = load_pipeline(args.model)

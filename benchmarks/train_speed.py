@@ -21,7 +21,7 @@ both medians and their ratio. ``--baseline-code CHECKOUT`` runs the baseline und
 version of spacy-lal (``PYTHONPATH``; its Cython modules built with ``python setup.py build_ext
 --inplace``). A checkout older than a factory the installed package declares needs a stub module
 for it: spaCy loads every ``spacy_factories`` entry point (before the SPA parser, e.g., a
-``spacy_lal/pipeline/spa_parser.py`` defining ``make_lal_spa_parser``).
+``spacy_lal/pipeline/spa/component.py`` defining ``make_lal_spa_parser``).
 """
 import argparse
 import os

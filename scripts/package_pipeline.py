@@ -23,8 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # Words of frozen transformer features a shipped pipeline keeps while parsing (about 115 MB of
 # MiniLM's five float16 layers): 8 batches of 64 sentences of up to about 58 words.
 PARSE_CACHE_WORDS = 30_000
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import evaluate  # noqa: E402  (scripts/evaluate.py)
 
 # evaluation of the assembled pipeline -> (metrics file suffix, meta "performance" prefix, keys).
 EVALUATIONS = {
@@ -125,7 +123,8 @@ def main(argv=None) -> int:
         performance = {}
         for predicates, (suffix, prefix, keys) in EVALUATIONS.items():
             path = args.metrics / f"{args.output.name}{suffix}"
-            evaluate.main([str(args.output), str(args.test), "--srl-predicates", predicates, "--output", str(path)])
+            command = [sys.executable, str(ROOT / "scripts" / "evaluate.py"), str(args.output), str(args.test)]
+            subprocess.run(command + ["--srl-predicates", predicates, "--output", str(path)], check=True)
             scores = json.loads(path.read_text(encoding="utf8"))
             performance.update({prefix + k: scores[k] for k in keys if scores.get(k) is not None})
         meta["performance"] = performance

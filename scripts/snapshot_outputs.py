@@ -15,8 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-from evaluate import gold_inputs  # noqa: E402  (the same inputs as the scores)
+from spacy_lal.evaluation import gold_inputs  # the same inputs as the scores
 
 
 def main(argv=None) -> int:

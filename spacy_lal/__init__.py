@@ -3,7 +3,7 @@ from typing import Any
 
 from .extensions import register_extensions
 
-__all__ = ["load", "pipeline_path", "shipped_pipelines", "parse_with_constraints", "quantize"]
+__all__ = ["load", "pipeline_path", "shipped_pipelines", "parse_with_constraints", "mark_predicates", "quantize"]
 __version__ = "0.1.0.dev0"
 
 register_extensions()
@@ -13,9 +13,13 @@ def __getattr__(name: str) -> Any:
     # `spacy_lal.load` / `spacy_lal.pipeline_path` without importing the pipeline machinery
     # on `import spacy_lal` (which spaCy does for every entry point of ours).
     if name == "parse_with_constraints":
-        from .pipeline import lal_parser
+        from .pipeline.parser.component import parse_with_constraints
 
-        return lal_parser.parse_with_constraints
+        return parse_with_constraints
+    if name == "mark_predicates":
+        from .pipeline.srl.predicates import mark_predicates
+
+        return mark_predicates
     if name == "quantize":
         from .quantization import quantize
 

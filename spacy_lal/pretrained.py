@@ -16,7 +16,7 @@ at run time::
 ``spacy-lal.Pretrained.v1`` is the default ``model`` of the ``lal_parser`` and ``lal_srl``
 factories: it loads one component from a shipped (or any trained) pipeline, with a private copy
 of the tok2vec it listened to, and hands its trained model, labels and settings to the new
-component. Any other ``model`` config means a model trained from scratch; see the README.
+component. Any other ``model`` config means a model trained from scratch; see docs/components.md.
 
 The shipped tok2vecs read static vectors (GloVe) from the vocab, which a model cannot carry:
 a component adopting such a model brings the source pipeline's vectors into its own vocab when

@@ -1,14 +1,14 @@
 """int8 prediction on CPU for a whole pipeline: ``spacy_lal.quantize(nlp)``.
 
-Two switches, one call: every tok2vec on ``pipeline/gemm.py:TorchGemmOps`` (the shipped ones, and
+Two switches, one call: every tok2vec on ``pipeline/layers/gemm.py:TorchGemmOps`` (the shipped ones, and
 the private copies that pretrained ``lal_parser``/``lal_srl`` components carry) multiplies its
 prediction products with int8 weights, and ``lal_parser``/``lal_dependency_parser`` decode with a
 dynamically quantized copy of their Linear layers (their ``quantize`` setting). Training is never
-quantized. What it costs in accuracy and buys in speed: README, "Speed and memory".
+quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 prediction".
 """
 from spacy.language import Language
 
-from .pipeline.gemm import TorchGemmOps
+from .pipeline.layers.gemm import TorchGemmOps
 
 __all__ = ["quantize"]
 

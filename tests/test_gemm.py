@@ -5,7 +5,7 @@ import spacy
 from spacy.tokens import Doc
 from thinc.api import Maxout, NumpyOps
 
-from spacy_lal.pipeline.gemm import TorchGemmOps, use_torch_gemm
+from spacy_lal.pipeline.layers.gemm import TorchGemmOps, use_torch_gemm
 
 
 @pytest.mark.parametrize("trans1", [False, True])
@@ -155,7 +155,7 @@ def test_maxout_at_prediction_keeps_the_maxima_and_no_winners():
     """Inside ``prediction()`` TorchGemmOps' maxout gives Thinc's maxima; which piece won, needed
     only by a backward pass, is a stand-in that Thinc's backprop_maxout refuses. Outside it, both
     are Thinc's."""
-    from spacy_lal.pipeline.gemm import prediction
+    from spacy_lal.pipeline.layers.gemm import prediction
 
     rng = numpy.random.default_rng(2)
     Z = rng.standard_normal((9, 4, 3)).astype("float32")
@@ -200,7 +200,7 @@ def test_layer_norm_at_prediction_is_torchs_and_training_thincs():
     and weights (saved and loaded alike); training passes and their gradients stay Thinc's."""
     from thinc.api import LayerNorm, chain
 
-    from spacy_lal.pipeline.gemm import prediction
+    from spacy_lal.pipeline.layers.gemm import prediction
 
     rng = numpy.random.default_rng(4)
     X = rng.standard_normal((7, 6)).astype("float32") * 3 + 1

@@ -9,7 +9,7 @@ from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.extensions import set_frames
-from spacy_lal.pipeline.lal_srl import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
+from spacy_lal.pipeline.srl.predicates import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.units import Unit
 from spacy_lal.srl import FrameData
 from test_lal_parser import TINY_TOK2VEC, gradients_to_a_shared_tok2vec
@@ -308,7 +308,7 @@ def test_variants_train_and_predict(overrides):
 
 
 def test_paper_preset():
-    from spacy_lal.nn.srl import DeepAttConfig
+    from spacy_lal.nn.deepatt import DeepAttConfig
 
     model = spacy.util.registry.resolve({"m": {**TINY, "n_layers": None, "d_model": None, "n_heads": None, "d_ff": None, "d_mask": None, "preset": "paper"}})["m"]
     config = DeepAttConfig(**model.attrs["deepatt"])

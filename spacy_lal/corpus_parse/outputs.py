@@ -6,7 +6,7 @@ pieces of a shard in input order and writes them. Every document keeps its input
 - ``spacy``: a DocBin (``store_user_data=True``); ``doc.user_data["id"]``, and ``["meta"]`` for
   JSONL metadata.
 - ``jsonl``: one object a line, ``{"id", "meta", "text", "sentences", "tokens", "frames"}``
-  (the ``parse --format json`` object of :func:`spacy_lal.cli.parse.doc_to_json`).
+  (the ``parse --format json`` object of :func:`spacy_lal.corpora.export.doc_to_json`).
 - ``conllu``: ``# newdoc id`` and ``# sent_id`` from the id (``<id>-<k>`` for the k-th sentence)
   unless the Doc already had them (DocBin input).
 - ``ptb`` (one tree a line) and ``conll05`` (props): formats without room for ids, so each shard
@@ -38,7 +38,7 @@ def format_docs(docs: Sequence[Any], fmt: str) -> Dict[str, Payload]:
 
         return {"data": DocBin(store_user_data=True, docs=docs).to_bytes()}
     if fmt == "jsonl":
-        from ..cli.parse import doc_to_json
+        from ..corpora.export import doc_to_json
 
         lines = [
             json.dumps(

@@ -104,7 +104,7 @@ class ParserConfig:
     d_span_hidden: int = 250
     #: What the dependency scorers read: ``"lal"`` [paper: the LAL output, shared with the spans]
     #: or ``"encoder"`` (the encoder output under the LAL: the arcs then need not pass through
-    #: the per-label bottleneck; README, "Ablations").
+    #: the per-label bottleneck; docs/ablations.md).
     dep_input: Literal["lal", "encoder"] = "lal"
     #: Biaffine arc MLP size [Dozat & Manning 500].
     d_arc: int = 256
@@ -125,7 +125,7 @@ class ParserConfig:
     #: (tagger, morphologizer, parser) send unnormalised per-token gradients into a shared
     #: tok2vec: a mean over ~30 sentences made the parser's share of that gradient ~13x smaller in
     #: norm than the tagger's and morphologizer's, so the shared BiLSTM learned to tag, not to parse
-    #: (README, "What held the parser back"). Adam makes the torch layers' own steps independent
+    #: (docs/results.md, "What held the parser back"). Adam makes the torch layers' own steps independent
     #: of this scale.
     loss_reduction: Literal["mean", "sum"] = "sum"
 

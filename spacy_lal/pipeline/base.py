@@ -233,9 +233,10 @@ class UnitPipe(TrainablePipe):
 
     # Pretrained weights -------------------------------------------------------------------------
 
-    def adopt_pretrained(self, factory: str, settings: Dict[str, Any]) -> bool:
-        """Take labels and shapes from a pretrained model, keeping ``settings`` (the factory's
-        own arguments); returns whether the model is pretrained."""
+    def adopt_pretrained(self, factory: str) -> bool:
+        """Take labels and shapes from a pretrained model, keeping the ``RUNTIME_SETTINGS`` the
+        factory was given; returns whether the model is pretrained."""
+        settings = {key: self.cfg[key] for key in self.RUNTIME_SETTINGS}
         return adopt_pretrained(self.name, factory, self.model, self.cfg, settings, self.vocab)
 
     def keeps_pretrained_weights(self) -> bool:

@@ -12,20 +12,8 @@ from spacy.attrs import ORTH
 from spacy.training import Example
 
 from ..extensions import stored_trees
+from .labels import EMPTY, ROOT_ONLY, chain_to_label
 from .units import Unit, sentence_ranges
-
-EMPTY = 0  # label id of "no constituent" in every chart
-ROOT_ONLY = "TOP"  # root label of trees that are a single preterminal (CKY wants a labelled root)
-CHAIN_SEP = "::"  # joins a collapsed unary chain, outermost first: "S::VP"
-
-
-def chain_to_label(labels: Sequence[str]) -> str:
-    return CHAIN_SEP.join(labels)
-
-
-def label_to_chain(label: str) -> Tuple[str, ...]:
-    return tuple(part for part in label.split(CHAIN_SEP) if part != ROOT_ONLY)
-
 
 def same_tokens(example: Example) -> bool:
     x, y = example.x, example.y

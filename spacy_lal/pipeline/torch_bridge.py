@@ -3,9 +3,10 @@
 Shared by the parser and SRL architectures: gather the rows of each unit (sentence) from the
 per-Doc tok2vec output into one zero-padded batch, and scatter gradients back; convert between
 Thinc and torch; and the forward/init of a tok2vec + torch-layer architecture, whose torch layer
-(an adapter ``nn.Module``, ``parser_adapter.py`` / ``srl_adapter.py``) is reached by the Thinc ref
+(an adapter ``nn.Module``: ``parser/adapter.py``, ``srl/adapter.py``, ``spa/adapter.py``) is reached by the Thinc ref
 ``TORCH_LAYER`` and :func:`torch_module`.
 """
+import dataclasses
 import os
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
@@ -20,6 +21,22 @@ if TYPE_CHECKING:
 
 # The Thinc ref naming the torch layer of a unit-based model (``model.layers[1]`` once built).
 TORCH_LAYER = "torch_layer"
+
+
+class PerUnit:
+    """Base of a decoded output dataclass whose every field holds one value per unit: ``merge``
+    puts the length-sorted chunks' outputs back in unit order (:func:`forward_units`)."""
+
+    @classmethod
+    def merge(cls, parts: Sequence[Any], chunks: Sequence[Sequence[int]], n: int) -> Any:
+        names = [field.name for field in dataclasses.fields(cls)]  # type: ignore[arg-type]
+        merged: dict = {name: [None] * n for name in names}
+        for part, chunk in zip(parts, chunks):
+            for name in names:
+                values = getattr(part, name)
+                for k, b in enumerate(chunk):
+                    merged[name][b] = values[k]
+        return cls(**merged)
 
 
 def _single_threaded_after_fork() -> None:

@@ -1,0 +1,225 @@
+"""The parser's torch layer: runs ``LabelAttentionParserModel`` for spaCy, and is where the
+parser decodes.
+
+Training: the forward pass scores the batch, runs the loss-augmented CKY that the hinge loss
+needs (eq. 9, on the detached chart) and returns the joint loss of eq. 12 computed by
+``LabelAttentionParserModel.loss``. Keeping the losses in torch avoids copying charts of
+``(sentences, n+1, n+1, labels)`` gradients between frameworks.
+
+Prediction (:meth:`ParserAdapter.decode`): CKY for the tree and Eisner / Chu-Liu-Edmonds for the
+dependencies, or both at once with the joint decoder (``spacy_lal.decode``), then the
+dependency labels on the decoded arcs (the root label on the root arc only).
+"""
+import copy
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy
+import torch
+
+from ...decode import cky_batch, joint_batch
+from ...nn.parser import LabelAttentionParserModel, ParserOutput
+from ...nn.span import fencepost_vectors
+from ..arcs import GRAPH_DECODERS, decode_heads, label_arcs, unit_arcs
+from ..layers.gemm import torch_quantization
+from ..torch_bridge import PerUnit
+
+DEPENDENCY_DECODERS = GRAPH_DECODERS + ("joint",)
+
+
+@dataclass
+class ParserTargets:
+    """Gold structures for a batch of units (see ``gold.py``)."""
+
+    charts: List[Optional[numpy.ndarray]]  # (n+1, n+1) int32 label charts; None = no tree loss
+    heads: numpy.ndarray  # (B, T+1) int64; 0 = root, -1 = unknown, [:, 0] unused
+    labels: numpy.ndarray  # (B, T+1) int64; -1 = unknown
+
+
+@dataclass
+class ParserBatch:
+    """What the component passes along with the units: targets in training; otherwise how to
+    decode (the component's settings) and whether to keep what ``spacy_lal.interpret`` reads."""
+
+    targets: Optional[ParserTargets] = None
+    # The component's settings, for prediction.
+    dependency_decoder: Optional[str] = None
+    joint_weight: Optional[float] = None
+    root_label: Optional[int] = None  # dependency label id reserved for root arcs
+    details: bool = False
+    quantized: bool = False  # decode with int8 weights in the Linear layers (``quantized_copy``)
+    # Per unit, (start, end) word spans the tree must have as constituents / must not cross
+    # (``constraints.py``: already consistent); None = no constraints.
+    require: Optional[List[List[Tuple[int, int]]]] = None
+    no_cross: Optional[List[List[Tuple[int, int]]]] = None
+
+    def select(self, rows: Sequence[int], width: int) -> "ParserBatch":
+        """The batch of ``rows`` (a length-sorted chunk), targets padded to ``width``."""
+        pick = lambda per_unit: None if per_unit is None else [per_unit[b] for b in rows]  # noqa: E731
+        targets = self.targets
+        if targets is not None:
+            targets = ParserTargets([targets.charts[b] for b in rows], targets.heads[rows, :width], targets.labels[rows, :width])
+        return replace(self, targets=targets, require=pick(self.require), no_cross=pick(self.no_cross))
+
+
+@dataclass
+class UnitDetails:
+    """What the label attention computed for one unit of n words (``spacy_lal.interpret``)."""
+
+    attention: numpy.ndarray  # (H, n+2) head-to-word attention over [start, words, stop]
+    fences: numpy.ndarray  # (n+1, d) fencepost vectors of the heads' outputs (eq. 5)
+    chart: Optional[numpy.ndarray]  # (n+1, n+1, L) span label scores; None without a tree head
+
+
+@dataclass
+class DecodedParses(PerUnit):
+    """Per unit: spans (2n-1, 3) pre-order (start, end, label), heads (n+1,) with heads[0] = -1,
+    dependency label ids (n,), and the details when asked for."""
+
+    spans: List[Optional[numpy.ndarray]]
+    heads: List[Optional[numpy.ndarray]]
+    dep_labels: List[Optional[numpy.ndarray]]
+    details: List[Optional[UnitDetails]]
+
+
+class ParserAdapter(torch.nn.Module):
+    """Runs ``LabelAttentionParserModel`` for spaCy: the loss in training, decoding otherwise."""
+
+    def __init__(self, parser: LabelAttentionParserModel) -> None:
+        super().__init__()
+        self.parser = parser
+        # The int8 copy for quantized decoding, made on first use; a plain dict, so that it is
+        # no submodule (not saved, not trained) and training can drop it.
+        self._copies: Dict[str, LabelAttentionParserModel] = {}
+
+    def forward(
+        self, padded: torch.Tensor, lengths: torch.Tensor, batch: ParserBatch
+    ) -> Union[torch.Tensor, DecodedParses]:
+        """The batch's loss in training (``batch.targets`` set), its decoded parses otherwise."""
+        if batch.targets is None:
+            model = self._quantized() if batch.quantized else self.parser
+            with torch.inference_mode():
+                output = model(padded, lengths, return_attention=batch.details, packed_spans=True)
+                return self.decode(output, batch)
+        self._copies.clear()  # the weights change
+        return self.loss(self.parser(padded, lengths), batch.targets)
+
+    @property
+    def loss_reduction(self) -> str:
+        """How the loss combines the batch's units ("sum" or "mean"): chunks are joined to match."""
+        return self.parser.config.loss_reduction
+
+    def _quantized(self) -> LabelAttentionParserModel:
+        if "int8" not in self._copies:
+            self._copies["int8"] = quantized_copy(self.parser)
+        return self._copies["int8"]
+
+    def loss(self, output: ParserOutput, targets: ParserTargets) -> torch.Tensor:
+        """Eq. 12 for the batch; the hinge loss's loss-augmented trees come from CKY."""
+        device = output.chart.device
+        gold_spans = pred_spans = None
+        costs = torch.zeros(len(targets.charts), device=device)
+        rows = [b for b, gold in enumerate(targets.charts) if gold is not None]
+        if self.parser.span_scorer is not None and rows:
+            lengths = output.lengths.tolist()
+            chart = output.chart.detach().float().cpu().numpy()
+            subcharts = [numpy.ascontiguousarray(chart[b, : lengths[b] + 1, : lengths[b] + 1]) for b in rows]
+            golds = [targets.charts[b] for b in rows]
+            gold_rows, pred_rows = [], []
+            cost_values = numpy.zeros(len(lengths), dtype="float32")
+            for b, gold, result in zip(rows, golds, cky_batch(subcharts, golds)):
+                cost_values[b] = result.cost
+                keep = result.spans[result.spans[:, 2] != 0]
+                pred_rows.append(numpy.column_stack([numpy.full(len(keep), b), keep]))
+                i, j = numpy.nonzero(gold)
+                gold_rows.append(numpy.column_stack([numpy.full(len(i), b), i, j, gold[i, j]]))
+            gold_spans = torch.as_tensor(numpy.concatenate(gold_rows), dtype=torch.long, device=device)
+            pred_spans = torch.as_tensor(numpy.concatenate(pred_rows), dtype=torch.long, device=device)
+            costs = torch.as_tensor(cost_values, device=device)
+        has_arcs = self.parser.arc_scorer is not None
+        total, _ = self.parser.loss(
+            output,
+            gold_spans,
+            pred_spans,
+            costs,
+            gold_heads=torch.as_tensor(targets.heads, device=device) if has_arcs else None,
+            gold_dep_labels=torch.as_tensor(targets.labels, device=device) if has_arcs else None,
+        )
+        return total
+
+    def decode(self, output: ParserOutput, batch: ParserBatch) -> DecodedParses:
+        """Trees and dependencies of the batch, as ``batch`` says to decode them (the component
+        validated its settings)."""
+        lengths = output.lengths.tolist()
+        n_units = len(lengths)
+        spans: List[Optional[numpy.ndarray]] = [None] * n_units
+        heads: List[Optional[numpy.ndarray]] = [None] * n_units
+        labels: List[Optional[numpy.ndarray]] = [None] * n_units
+        charts = arcs = None
+        if self.parser.span_scorer is not None:
+            charts = _charts(output.packed_spans.float().cpu().numpy(), lengths, self.parser.n_span_labels)
+        if self.parser.arc_scorer is not None:
+            arcs = unit_arcs(output.arc_scores.float().cpu().numpy(), lengths)
+        if batch.dependency_decoder == "joint" and charts is not None and arcs is not None:
+            results = joint_batch(charts, arcs, batch.joint_weight, require=batch.require, no_cross=batch.no_cross)
+            spans = [result.spans for result in results]
+            heads = [result.heads for result in results]
+        else:
+            if charts is not None:
+                spans = [result.spans for result in cky_batch(charts, require=batch.require, no_cross=batch.no_cross)]
+            if arcs is not None:
+                heads = decode_heads(arcs, batch.dependency_decoder)
+        if self.parser.dep_label_scorer is not None:
+            score = lambda padded_heads: self.parser.dep_label_scores(output, padded_heads)  # noqa: E731
+            labels = label_arcs(heads, lengths, output.arc_scores.shape[1], score, batch.root_label)
+        details: List[Optional[UnitDetails]] = [None] * n_units
+        if batch.details:
+            details = self._details(output, charts)
+        return DecodedParses(spans, heads, labels, details)
+
+    def _details(self, output: ParserOutput, charts: Optional[List[numpy.ndarray]]) -> List[Optional[UnitDetails]]:
+        found = output.label_attention
+        attention = found.attention.float().cpu().numpy()  # (B, H, T+2)
+        head_outputs = found.head_outputs  # (B, T+2, H, d_proj), before any feed-forward layer
+        B, T2 = head_outputs.shape[:2]
+        fences = fencepost_vectors(head_outputs.reshape(B, T2, -1), head_outputs.shape[2]).float().cpu().numpy()
+        return [
+            UnitDetails(attention[b, :, : n + 2], fences[b, : n + 1], None if charts is None else charts[b])
+            for b, n in enumerate(output.lengths.tolist())
+        ]
+
+
+def quantized_copy(parser: LabelAttentionParserModel) -> LabelAttentionParserModel:
+    """A copy of ``parser`` for CPU inference with dynamic int8 quantization of its Linear layers
+    (weights int8, activations quantized on the fly). The span MLP's first layer stays float:
+    its weight is applied to fencepost vectors directly (``SpanScorer._project_fenceposts``).
+    About 1.2x faster on CPU, at a small cost in accuracy (docs/speed.md, "int8 prediction")."""
+    spec = {
+        name: torch.ao.quantization.default_dynamic_qconfig
+        for name, module in parser.named_modules()
+        if isinstance(module, torch.nn.Linear) and name != "span_scorer.w1"
+    }
+    with torch_quantization():
+        return torch.ao.quantization.quantize_dynamic(copy.deepcopy(parser).eval(), spec, dtype=torch.qint8)
+
+
+@lru_cache(maxsize=512)
+def _spans_of(n_fenceposts: int) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """The (i, j) of the spans i < j over ``n_fenceposts``, in ``SpanScorer.packed``'s order."""
+    return numpy.triu_indices(n_fenceposts, k=1)
+
+
+def _charts(packed: numpy.ndarray, lengths: List[int], n_labels: int) -> List[numpy.ndarray]:
+    """Per sentence, the ``(n+1, n+1, n_labels)`` chart the decoders take, from the packed scores
+    of its real spans (label 0 and the cells outside the spans stay 0)."""
+    charts = []
+    offset = 0
+    for n in lengths:
+        i, j = _spans_of(n + 1)
+        chart = numpy.zeros((n + 1, n + 1, n_labels), dtype="float32")
+        chart[i, j, 1:] = packed[offset : offset + len(i)]
+        offset += len(i)
+        charts.append(chart)
+    return charts
+

@@ -1,0 +1,381 @@
+"""``lal_parser`` and ``lal_dependency_parser``: the trainable label-attention parsers.
+
+One component class serves both factories: ``lal_parser`` predicts constituency trees (CKY over
+span scores, hinge loss; Mrini et al. eq. 5-9) and, by default, dependencies (biaffine arcs with
+Eisner or Chu-Liu-Edmonds; eq. 10-11), trained jointly (eq. 12); ``lal_dependency_parser``
+predicts dependencies only.
+
+What the component does with awkward input (see also ``units.py``):
+- It parses ``doc.sents`` where sentence boundaries are set, else the whole Doc as one sentence.
+- Whitespace tokens are not shown to the model: each is attached to the nearest preceding word
+  of its sentence (the following one at the start) with the label ``dep`` and, in the tree, sits
+  inside the smallest constituent spanning its neighbours. The component also gives them spaCy's
+  whitespace tag and POS (``_SP``, ``SPACE``), whatever an upstream tagger guessed: treebanks
+  have no whitespace tokens, so taggers trained on them never predict ``_SP``.
+- Sentences longer than the model's ``max_length`` words are parsed in pieces (one warning per
+  call): each still gets one tree, the pieces' trees side by side under a root labelled "S",
+  and one dependency tree, the root of each later piece attached to the first piece's root
+  with ``dep``. (Raising ``max_length`` needs a model trained with it: the position table is
+  learned.)
+- Empty Docs and Docs of whitespace only get no tree and keep their tokens unattached.
+- Gold labels not seen at ``initialize`` are trained as "no constituent" / skipped, and counted
+  in a warning.
+
+Constraints (``constraints`` setting, ``set_constraints``, ``constrained``,
+``parse_with_constraints``): ``constrained.py``.
+"""
+import logging
+from collections import Counter
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+import numpy
+from spacy.attrs import IS_SPACE
+from spacy.language import Language
+from spacy.tokens import Doc, Span
+from spacy.training import Example
+from spacy.vocab import Vocab
+from thinc.api import Model
+
+from ...extensions import set_trees, stored_trees
+from ...tree import WHITESPACE_TAG, LabelledSpan
+from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
+from ..constraints import check_constraints
+from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
+from ..gold import dependency_target, gold_trees_by_start, tree_target
+from ..labels import EMPTY, ROOT_ONLY, chain_to_label, label_to_chain
+from ..units import Unit
+from .adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
+from .constrained import ConstrainedParsing, parse_with_constraints
+
+logger = logging.getLogger("spacy_lal")
+
+JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
+
+
+@Language.factory(
+    "lal_parser",
+    assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents", "token._.lal_tree"],
+    default_config={
+        "model": pretrained_model("lal_parser"),
+        "dependencies": True,
+        "dependency_decoder": "eisner",
+        "joint_weight": 1.0,
+        "quantize": False,
+        "constraints": {"require": [], "no_cross": []},
+        "scorer": {"@scorers": "spacy-lal.parser_scorer.v1"},
+    },
+    default_score_weights={
+        "tree_f": 0.5,
+        "dep_las": 0.5,
+        "tree_p": 0.0,
+        "tree_r": 0.0,
+        "dep_uas": 0.0,
+    },
+)
+def make_lal_parser(
+    nlp: Language,
+    name: str,
+    model: Model,
+    dependencies: bool,
+    dependency_decoder: str,
+    joint_weight: float,
+    quantize: bool,
+    constraints: Dict[str, List[str]],
+    scorer: Optional[Callable],
+) -> "LabelAttentionParser":
+    """Constituency parser with (by default) a jointly trained dependency head.
+
+    ``dependency_decoder``: "eisner" (projective) or "mst" (non-projective) dependencies decoded
+    next to the CKY tree, or "joint": tree and dependencies decoded together as Zhou & Zhao
+    (2019) and Mrini et al. do, maximising span scores + ``joint_weight`` x arc scores, so the
+    dependencies are the tree's lexical heads (projective).
+
+    ``quantize``: decode with int8 weights in the Linear layers (dynamic quantization, CPU):
+    about 1.2x faster, at a small accuracy cost (docs/speed.md, "int8 prediction"); training is unaffected.
+
+    ``constraints``: ``{"require": [sources], "no_cross": [sources]}``, sources "ents",
+    "noun_chunks" or "spans:KEY" (``doc.spans[KEY]``): their spans come out as labelled
+    constituents (require) or are crossed by none (no_cross); see ``constraints.py``.
+
+    The default ``model`` is the shipped English parser (``spacy-lal.Pretrained.v1``); give a
+    ``spacy-lal.LabelAttentionParser.v1`` model config to train one from scratch.
+    """
+    parser = LabelAttentionParser(
+        nlp.vocab,
+        model,
+        name,
+        constituency=True,
+        dependencies=dependencies,
+        dependency_decoder=dependency_decoder,
+        joint_weight=joint_weight,
+        quantize=quantize,
+        constraints=constraints,
+        scorer=scorer,
+    )
+    if parser.adopt_pretrained("lal_parser"):
+        if parser.cfg["dependencies"] != dependencies:
+            raise ValueError(
+                f"{name}: the pretrained parser was trained with dependencies = "
+                f"{parser.cfg['dependencies']}; give a model config of your own to train one "
+                f"with dependencies = {dependencies}."
+            )
+    return parser
+
+
+@Language.factory(
+    "lal_dependency_parser",
+    assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents"],
+    default_config={
+        "model": untrained_model("spacy-lal.LabelAttentionParser.v1"),
+        "dependency_decoder": "mst",
+        "quantize": False,
+        "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
+    },
+    default_score_weights={"dep_las": 1.0, "dep_uas": 0.0},
+)
+def make_lal_dependency_parser(
+    nlp: Language,
+    name: str,
+    model: Model,
+    dependency_decoder: str,
+    quantize: bool,
+    scorer: Optional[Callable],
+) -> "LabelAttentionParser":
+    """Dependency parser on the label-attention encoder (no constituency head); ``quantize`` as
+    for ``lal_parser``."""
+    return LabelAttentionParser(
+        nlp.vocab,
+        model,
+        name,
+        constituency=False,
+        dependencies=True,
+        dependency_decoder=dependency_decoder,
+        quantize=quantize,
+        scorer=scorer,
+    )
+
+
+def _by_sentence(units: List[Unit], spans: List[numpy.ndarray]) -> List[List[Tuple[Unit, numpy.ndarray]]]:
+    """Units (in order, as ``make_units`` gives them) grouped into sentences: pieces after the
+    first of a long sentence join the sentence before them."""
+    sentences: List[List[Tuple[Unit, numpy.ndarray]]] = []
+    for unit, unit_spans in zip(units, spans):
+        if unit.piece and sentences:
+            sentences[-1].append((unit, unit_spans))
+        else:
+            sentences.append([(unit, unit_spans)])
+    return sentences
+
+
+class LabelAttentionParser(ConstrainedParsing, UnitPipe):
+    """A spaCy component around the label-attention parser model (``spacy_lal.nn.parser``).
+
+    Its torch layer (``parser_adapter.ParserAdapter``) is built once the labels are known
+    (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
+
+    RUNTIME_ATTRS = ("max_chart_cells",)
+    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize", "constraints")
+    # Units of 8 batches are length-sorted together: fed sorted sentences, the parser runs 2-3
+    # times faster than on batches sorted alone (padding), with max_chart_cells bounding memory.
+    BUCKET_BATCHES = 8
+    LONG_SENTENCES = (
+        f"each sentence still gets one tree, the pieces' trees side by side under a root labelled "
+        f"{JOINED_ROOT!r}, and one dependency tree, the roots of later pieces attached to the first "
+        f"piece's root with {ATTACH_LABEL!r}"
+    )
+    LABEL_DATA = {"span_labels": [], "dep_labels": [], "root_label": None}
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "lal_parser",
+        *,
+        constituency: bool,
+        dependencies: bool,
+        dependency_decoder: str,
+        joint_weight: float = 1.0,
+        quantize: bool,
+        constraints: Optional[Dict[str, List[str]]] = None,
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        # The settings' defaults are the factories' (``default_config``), written nowhere else.
+        if not (constituency or dependencies):
+            raise ValueError(f"{name}: at least one of constituency and dependencies must be on")
+        _check_decoder(name, dependency_decoder, constituency)
+        settings = {
+            "constituency": constituency,
+            "dependencies": dependencies,
+            "dependency_decoder": dependency_decoder,
+            "joint_weight": joint_weight,
+            "quantize": quantize,
+            "constraints": check_constraints(name, constraints),
+        }
+        UnitPipe.__init__(self, vocab, model, name, settings, scorer=scorer)
+        ConstrainedParsing.__init__(self)
+
+    # Labels ---------------------------------------------------------------------------------
+
+    span_labels = label_set(
+        "span_labels", "Constituent labels (unary chains joined by ``::``); model label id = index + 1."
+    )
+    dep_labels = label_set("dep_labels", "Dependency labels; model label id = index.")
+
+    def _loaded(self) -> None:
+        use_ud_noun_chunks(self.vocab, self.dep_labels)  # UD labels: doc.noun_chunks must read them
+
+    @property
+    def labels(self) -> Tuple[str, ...]:
+        return self.span_labels if self.cfg["constituency"] else self.dep_labels
+
+    # Initialization -------------------------------------------------------------------------
+
+    def _read_labels(self, examples: Iterable[Example]) -> Dict:
+        span_labels: Counter = Counter()
+        dep_labels: Counter = Counter()
+        root_labels: Counter = Counter()
+        n_examples = n_trees = n_heads = 0
+        for eg in examples:
+            n_examples += 1
+            for _, n, spans in stored_trees(eg.reference):
+                n_trees += 1
+                span_labels.update(chain_to_label(labels) for _, _, labels in spans)
+                if not any(s == 0 and e == n for s, e, _ in spans):
+                    span_labels[ROOT_ONLY] += 1
+            if eg.reference.has_annotation("DEP"):
+                for token in eg.reference:
+                    if token.dep_:
+                        n_heads += 1
+                        dep_labels[token.dep_] += 1
+                        if token.head.i == token.i:
+                            root_labels[token.dep_] += 1
+        if self.cfg["constituency"] and not n_trees:
+            raise ValueError(
+                f"{self.name}: none of the {n_examples} training examples has a constituency "
+                "tree. Convert your treebank with `python -m spacy_lal convert` (the trees are "
+                "stored on the Doc, see doc._.trees)."
+            )
+        if self.cfg["dependencies"] and not n_heads:
+            raise ValueError(
+                f"{self.name}: none of the {n_examples} training examples has dependency heads. "
+                "Set dependencies = false, or train on a corpus with heads (CoNLL-U, or "
+                "`python -m spacy_lal convert ewt`)."
+            )
+        return {
+            "span_labels": sorted(span_labels) if self.cfg["constituency"] else [],
+            "dep_labels": sorted(dep_labels) if self.cfg["dependencies"] else [],
+            "root_label": root_labels.most_common(1)[0][0] if root_labels else None,
+        }
+
+    def _build_torch_model(self) -> None:
+        from .model import configure_parser_model
+
+        n_span = len(self.span_labels) + 1 if self.cfg["constituency"] else 0
+        n_dep = len(self.dep_labels) if self.cfg["dependencies"] else 0
+        configure_parser_model(self.model, n_span, n_dep, self.cfg["nI"])
+
+    def set_decoder(self, dependency_decoder: str, joint_weight: Optional[float] = None) -> None:
+        """Switch decoding on a trained parser: "eisner", "mst" or "joint" (see the factory)."""
+        _check_decoder(self.name, dependency_decoder, self.cfg["constituency"])
+        self.cfg["dependency_decoder"] = dependency_decoder
+        if joint_weight is not None:
+            self.cfg["joint_weight"] = joint_weight
+
+    # Training -------------------------------------------------------------------------------
+
+    def _training_batch(self, examples: List[Example], units: List[Unit]) -> ParserBatch:
+        """The gold trees as label charts and the gold heads and labels (``gold.py``)."""
+        width = max(len(unit) for unit in units) + 1
+        heads = numpy.full((len(units), width), -1, dtype="int64")
+        labels = numpy.full((len(units), width), -1, dtype="int64")
+        charts: List[Optional[numpy.ndarray]] = [None] * len(units)
+        unknown = 0
+        if self.cfg["constituency"]:
+            span_ids = {label: i + 1 for i, label in enumerate(self.span_labels)}
+            trees = [gold_trees_by_start(eg) for eg in examples]
+            for b, unit in enumerate(units):
+                charts[b], n_unknown = tree_target(unit, trees[unit.doc_index], span_ids)
+                unknown += n_unknown
+        if self.cfg["dependencies"]:
+            dep_ids = {label: i for i, label in enumerate(self.dep_labels)}
+            aligned = [eg.get_aligned_parse(projectivize=False) for eg in examples]
+            for b, unit in enumerate(units):
+                unit_heads, unit_labels = dependency_target(unit, *aligned[unit.doc_index], dep_ids)
+                heads[b, 1 : len(unit) + 1] = unit_heads
+                labels[b, 1 : len(unit) + 1] = unit_labels
+        if unknown:
+            logger.warning("%s: %d gold constituents with labels unseen at initialize were skipped", self.name, unknown)
+        return ParserBatch(ParserTargets(charts, heads, labels))
+
+    # Prediction -----------------------------------------------------------------------------
+
+    def _prediction_batch(self, docs: List[Doc], units: List[Unit], details: bool = False) -> ParserBatch:
+        root = self.cfg["root_label"]
+        require, no_cross = self._unit_constraints(docs, units)
+        return ParserBatch(
+            dependency_decoder=self.cfg["dependency_decoder"],
+            joint_weight=self.cfg["joint_weight"],
+            root_label=self.dep_labels.index(root) if root in self.dep_labels else None,
+            details=details,
+            quantized=self.cfg["quantize"],
+            require=require,
+            no_cross=no_cross,
+        )
+
+    def predict_with_details(self, docs: Iterable[Doc]) -> Predictions:
+        """``predict``, keeping per unit what the label attention computed
+        (``parser_adapter.UnitDetails``; read by ``spacy_lal.interpret``)."""
+        return self._predict(docs, details=True)
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: Predictions) -> None:
+        docs = list(docs)
+        units, parses = predictions
+        by_doc = units_by_doc(units)
+        for doc_index, doc in enumerate(docs):
+            rows = by_doc.get(doc_index, [])
+            for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist():
+                doc[i].tag_, doc[i].pos_ = WHITESPACE_TAG, "SPACE"
+            if self.cfg["constituency"]:
+                sentences = _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows])
+                set_trees(doc, [self._tree(doc, sentence) for sentence in sentences], root_label=JOINED_ROOT)
+            if self.cfg["dependencies"] and rows:
+                set_dependencies(
+                    doc,
+                    [units[b] for b in rows],
+                    [parses.heads[b] for b in rows],
+                    [parses.dep_labels[b] for b in rows],
+                    self.dep_labels,
+                    self.vocab.strings,
+                )
+
+    def _tree(self, doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]]) -> Tuple[Span, List[LabelledSpan]]:
+        """The tree of one sentence, as its span and labelled spans: the tree of its unit, or the
+        trees of its pieces side by side (under a root labelled ``JOINED_ROOT``: a sentence longer
+        than ``max_length``)."""
+        start = pieces[0][0].start
+        tree = []
+        for unit, spans in pieces:
+            words = unit.words
+            n = len(words)
+            for i, j, label in spans.tolist():
+                chain = label_to_chain(self.span_labels[label - 1]) if label != EMPTY else ()
+                if not chain:
+                    continue
+                if i == 0 and j == n:  # the piece's root spans its whitespace too
+                    tree.append((unit.start - start, unit.end - start, chain))
+                else:
+                    tree.append((words[i] - start, words[j - 1] + 1 - start, chain))
+        return doc[start : pieces[-1][0].end], tree
+
+
+def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> None:
+    if dependency_decoder not in DEPENDENCY_DECODERS:
+        raise ValueError(
+            f"{name}: dependency_decoder must be 'eisner' (projective), 'mst' (non-projective) "
+            f"or 'joint' (with the tree), got {dependency_decoder!r}"
+        )
+    if dependency_decoder == "joint" and not constituency:
+        raise ValueError(f"{name}: dependency_decoder 'joint' needs the constituency head")
+
+
+__all__ = ["LabelAttentionParser", "make_lal_parser", "make_lal_dependency_parser", "parse_with_constraints"]

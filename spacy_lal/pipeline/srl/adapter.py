@@ -1,0 +1,231 @@
+"""The SRL torch layer: runs DeepAtt and the predicate and sense heads for spaCy, and is where
+the labeller decodes.
+
+One forward pass serves a whole batch: the predicate-identification head runs over all units,
+DeepAtt gathers one row per (unit, predicate) pair (after its input projection, so the
+projection runs once per sentence), and the pass returns either the summed loss (training:
+role, predicate and sense losses, each defined once in ``spacy_lal.nn``) or, in
+:meth:`SrlAdapter.decode`, BIO sequences (argmax, constrained Viterbi with or without unique core
+roles, or the span-level Viterbi whose arguments are allowed spans such as the tree's
+constituents; ``spacy_lal.decode``) and senses.
+"""
+from dataclasses import dataclass, replace
+from typing import List, Optional, Sequence, Tuple, Union
+
+import numpy
+import torch
+
+from ...decode import CORE_ROLES, BIOScheme, bio_argmax_batch, bio_viterbi_batch, span_viterbi_batch
+from ...nn.deepatt import DeepAtt
+from ...nn.embeddings import lengths_to_mask
+from ...nn.predicates import PredicateIdentifier, SenseClassifier, predicate_rows
+
+IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
+DECODERS = ("argmax", "viterbi", "tree", "unique_roles")
+LOSS_REDUCTIONS = ("mean", "sum", "balanced_sum")
+
+
+@dataclass
+class SrlTargets:
+    """Gold targets of a batch; rows are the (unit, predicate) pairs of ``SrlBatch.predicates``
+    in unit-then-list order."""
+
+    roles: numpy.ndarray  # (R, T) int64 BIO label ids; IGNORE on padding and skipped labels
+    is_predicate: numpy.ndarray  # (N, T) int64 0/1 per word; IGNORE on padding and where unknown
+    senses: numpy.ndarray  # (R,) int64 sense-class ids; IGNORE where unknown
+    # How many role, predicate-flag and sense targets the batch's three mean losses divide by.
+    # A length-sorted chunk (``select``) keeps its whole batch's counts, so that the chunks'
+    # losses add up to the batch's means exactly.
+    totals: Optional[Tuple[int, int, int]] = None
+
+    def __post_init__(self) -> None:
+        if self.totals is None:
+            self.totals = tuple(int((a != IGNORE).sum()) for a in (self.roles, self.is_predicate, self.senses))
+
+
+@dataclass
+class SrlBatch:
+    """What the component passes along with the units.
+
+    ``predicates[u]``: the predicate positions (word indices) of unit u, or None to let the
+    identification head find them (prediction only; in training every unit has a list).
+    ``spans[u]`` (decoder "tree"): the (start, end) word spans arguments of unit u may take
+    (single words are always allowed), or None to decode that unit with BIO Viterbi.
+    """
+
+    predicates: List[Optional[List[int]]]
+    decoder: Optional[str] = None  # the component's setting, for prediction
+    targets: Optional[SrlTargets] = None
+    spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None
+
+    def select(self, units: Sequence[int], width: int) -> "SrlBatch":
+        """The batch of ``units`` (a length-sorted chunk, ``torch_bridge.forward_units``).
+        ``width`` is the chunk's longest unit + 1, as for the parsers' head arrays; the word
+        targets here have one column per word."""
+        pick = lambda per_unit: None if per_unit is None else [per_unit[u] for u in units]  # noqa: E731
+        targets = self.targets
+        if targets is not None:
+            # Rows are (unit, predicate) pairs in unit-then-list order: unit u owns a range.
+            starts = numpy.cumsum([0] + [len(p or ()) for p in self.predicates])
+            rows = numpy.asarray([r for u in units for r in range(starts[u], starts[u + 1])], dtype="int64")
+            targets = SrlTargets(
+                targets.roles[rows, : width - 1], targets.is_predicate[units, : width - 1], targets.senses[rows],
+                totals=targets.totals,
+            )
+        return replace(self, predicates=pick(self.predicates), targets=targets, spans=pick(self.spans))
+
+
+@dataclass
+class DecodedFrames:
+    """Per row (unit, predicate position): the BIO label ids of the unit's words and the sense
+    class (None without a sense head)."""
+
+    units: List[int]
+    positions: List[int]
+    tags: List[List[int]]
+    senses: List[Optional[int]]
+
+    @classmethod
+    def merge(cls, parts: Sequence["DecodedFrames"], chunks: Sequence[Sequence[int]], n: int) -> "DecodedFrames":  # noqa: ARG003
+        """Put the decoded chunks back in unit order (a unit's rows keep their order), so that
+        frames reach ``doc._.srl`` in the order one pass gives."""
+        rows = [
+            (chunk[u], position, tags, sense)
+            for part, chunk in zip(parts, chunks)
+            for u, position, tags, sense in zip(part.units, part.positions, part.tags, part.senses)
+        ]
+        rows.sort(key=lambda row: row[0])  # stable: rows of one unit stay in predicate order
+        return cls(*(list(column) for column in zip(*rows))) if rows else cls([], [], [], [])
+
+
+class SrlAdapter(torch.nn.Module):
+    """Runs the SRL heads for spaCy: the summed loss in training, decoded frames otherwise."""
+
+    #: Length-sorted chunks' losses are added up (``torch_bridge.forward_units``): each chunk
+    #: divides by its whole batch's target counts (or by 1, ``reduction = "sum"``), so the sum is
+    #: the batch's losses.
+    loss_reduction = "sum"
+
+    def __init__(
+        self,
+        tagger: DeepAtt,
+        identifier: PredicateIdentifier,
+        n_senses: int,
+        d_hidden: int,
+        labels: Sequence[str],
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__()
+        self.reduction = reduction  # "mean", "sum" or "balanced_sum" (srl_model.py)
+        self.tagger = tagger
+        self.identifier = identifier
+        d_top = tagger.output.in_features
+        # Senses are read off DeepAtt's top states at the predicate: they are contextual and
+        # predicate-aware, which the raw token vectors are not.
+        self.sense: Optional[SenseClassifier] = (
+            SenseClassifier(d_top, n_senses, d_hidden, tagger.config.relu_dropout) if n_senses else None
+        )
+        self.scheme = BIOScheme(labels)
+
+    def forward(
+        self, padded: torch.Tensor, lengths: torch.Tensor, batch: SrlBatch
+    ) -> Union[torch.Tensor, DecodedFrames]:
+        """The batch's summed losses in training (``batch.targets`` set), its decoded frames otherwise."""
+        mask = lengths_to_mask(lengths, padded.shape[1])
+        predicate_logits = self.identifier(padded)  # (N, T, 2)
+        predicates = batch.predicates
+        if any(p is None for p in predicates):
+            found = ((predicate_logits.argmax(-1) == 1) & mask).cpu().numpy()
+            predicates = [numpy.flatnonzero(found[u]).tolist() if p is None else p for u, p in enumerate(predicates)]
+        rows, positions = predicate_rows(predicates, device=padded.device)
+        role_logits = sense_logits = None
+        if len(rows):  # sentences without predicates give no rows; DeepAtt never sees R = 0
+            hidden, _ = self.tagger.encode(padded, mask, positions, rows)
+            role_logits = self.tagger.output(hidden)
+            if self.sense is not None:
+                sense_logits = self.sense(hidden, torch.arange(len(rows), device=rows.device), positions)
+        if batch.targets is None:
+            return self.decode(rows, positions, lengths, role_logits, sense_logits, batch.decoder, batch.spans)
+        return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
+
+    def loss(
+        self,
+        targets: SrlTargets,
+        mask: torch.Tensor,
+        rows: torch.Tensor,
+        predicate_logits: torch.Tensor,
+        role_logits: Optional[torch.Tensor],
+        sense_logits: Optional[torch.Tensor],
+    ) -> torch.Tensor:
+        """Role, predicate and sense losses, each summed here and divided by a count of the whole
+        batch (``SrlTargets.totals``), so that chunks add up exactly: for "mean" each by its own
+        targets, for "sum" by 1, for "balanced_sum" each by its own targets times the batch's role
+        targets (the mean loss scaled up: the role term is its sum, the others keep their weight
+        relative to it)."""
+        device = predicate_logits.device
+        n_roles, n_flags, n_senses = (max(total, 1) for total in targets.totals)
+        if self.reduction == "sum":
+            n_roles = n_flags = n_senses = 1
+        elif self.reduction == "balanced_sum":
+            n_roles, n_flags, n_senses = 1, n_flags / n_roles, n_senses / n_roles
+        is_predicate = torch.as_tensor(targets.is_predicate, device=device)
+        loss = self.identifier.loss(predicate_logits, is_predicate, mask, reduction="sum") / n_flags
+        if role_logits is not None:
+            roles = torch.as_tensor(targets.roles, device=device)
+            loss = loss + self.tagger.loss(role_logits, roles, mask.index_select(0, rows), reduction="sum") / n_roles
+        if sense_logits is not None:
+            senses = torch.as_tensor(targets.senses, device=device)
+            loss = loss + self.sense.loss(sense_logits, senses, reduction="sum") / n_senses
+        return loss
+
+    def decode(
+        self,
+        rows: torch.Tensor,
+        positions: torch.Tensor,
+        lengths: torch.Tensor,
+        role_logits: Optional[torch.Tensor],
+        sense_logits: Optional[torch.Tensor],
+        decoder: str,
+        spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None,
+    ) -> DecodedFrames:
+        """BIO label ids and sense classes of each (unit, predicate) row. Decoder "tree": each
+        row's arguments are ``spans`` of its unit (``SrlBatch.spans``) or single words, by the
+        exact span-level Viterbi; rows of units without spans get BIO Viterbi. "unique_roles":
+        BIO Viterbi in which no core role (``decode.CORE_ROLES``) starts twice in a row. The
+        component validated ``decoder``."""
+        units, positions = rows.tolist(), positions.tolist()
+        if role_logits is None:
+            return DecodedFrames([], [], [], [])
+        # Log-probabilities, so that Viterbi maximises the sequence's probability.
+        scores = torch.log_softmax(role_logits.float(), -1).cpu().numpy()
+        n_words = lengths.tolist()
+        rows_scores = [scores[r, : n_words[u]] for r, u in enumerate(units)]
+        if decoder == "tree":
+            tags = self._decode_spans(rows_scores, units, positions, spans or [None] * len(n_words))
+        elif decoder == "unique_roles":
+            tags = bio_viterbi_batch(rows_scores, self.scheme, positions, unique_roles=CORE_ROLES)
+        else:
+            decode = bio_viterbi_batch if decoder == "viterbi" else bio_argmax_batch
+            tags = decode(rows_scores, self.scheme, positions)
+        senses: List[Optional[int]] = [None] * len(units)
+        if sense_logits is not None:
+            senses = sense_logits.argmax(-1).tolist()
+        return DecodedFrames(units, positions, tags, senses)
+
+    def _decode_spans(self, scores, units: List[int], positions: List[int], spans) -> List[List[int]]:
+        """Span-level Viterbi for rows whose unit has spans, BIO Viterbi for the others."""
+        tags: List[Optional[List[int]]] = [None] * len(units)
+        for use_spans in (True, False):
+            rows = [r for r, u in enumerate(units) if (spans[u] is not None) == use_spans]
+            if not rows:
+                continue
+            picked = [scores[r] for r in rows]
+            preds = [positions[r] for r in rows]
+            if use_spans:
+                found = span_viterbi_batch(picked, self.scheme, [spans[units[r]] for r in rows], preds)
+            else:
+                found = bio_viterbi_batch(picked, self.scheme, preds)
+            for r, seq in zip(rows, found):
+                tags[r] = seq
+        return tags
+

@@ -1,0 +1,337 @@
+"""``lal_srl``: the trainable semantic role labeller (DeepAtt, Tan et al. 2018; ``srl_model.py``).
+
+It writes one frame per predicate to ``doc._.srl`` (see ``spacy_lal.extensions.set_frames``):
+the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``, ``ARGM-TMP``,
+``C-ARG1``, ``R-ARG0``, ...; continuation and reference roles are labels of their own).
+
+Predicates (``predicates`` setting):
+- "gold" (default): the predicate tokens of the frames already on the Doc (a gold corpus, or
+  predicates marked by hand with ``mark_predicates(doc, [i, ...])``), as in the paper; Docs
+  without frames get the identification head's predicates, unless ``mark_predicates`` said
+  they have none (an empty list). Training always uses the gold
+  predicates; the ``spacy-lal.srl_gold_predicates.v1`` augmenter marks them on the dev Docs so
+  that evaluation during training is done with gold predicates too.
+- "predicted": always the predicate-identification head (trained on the same data: PropBank
+  EWT marks verbal, nominal and adjectival predicates).
+- "pos": tokens with ``pos_ == "VERB"`` or a ``tag_`` starting with "VB" (auxiliaries tagged
+  VB* included, as PropBank annotates "be" and "have"); needs a tagger before the component.
+
+Decoders (``decoder`` setting): "argmax" (the paper's: per-token argmax, repaired to valid BIO),
+"viterbi" (the best valid BIO sequence), "unique_roles" (the best valid BIO sequence in which
+no core role, ARG0-ARG5 or ARGA, starts twice: He et al. 2017's constraint, by an exact Viterbi
+over the set of roles started; ``decode.bio_viterbi``), "tree" (the best valid BIO sequence whose
+arguments are all single words or spans of ``argument_spans``, by default the constituents of the
+trees that ``lal_parser`` put on the Doc before this component: an exact span-level Viterbi,
+``decode.span_viterbi``). ``argument_spans`` lists sources as the parser's constraints do
+(``constraints.py``): "tree", "ents", "noun_chunks", "spans:KEY". A sentence for which the
+sources give no span (no tree on the Doc, e.g. ``lal_parser`` not in the pipeline) falls back to
+"viterbi", with one warning per call.
+
+Senses: the classes are the roleset suffixes seen in training ("01", "02", "LV", ...); the
+lemma part is the token's lowercased lemma (its lowercased text without a lemmatizer), mapped
+through a table learned at ``initialize`` from the gold rolesets wherever the most frequent gold
+lemma differs from it (nominal and adjectival predicates: "service" -> "serve", forms without a
+lemmatizer: "ran" -> "run"). Training data without senses gives no sense head (sense None).
+
+Awkward input: units are sentences as for ``lal_parser`` (``units.py``): whitespace tokens are
+not shown to the model (an argument may span them); a sentence longer than the model's
+``max_length`` words is labelled in pieces, and a predicate's arguments are found within its own
+piece only; sentences without predicates give no rows; empty Docs get no frames. Training uses
+only Examples whose predicted tokens are the gold tokens (read corpora with ``gold_preproc``);
+gold roles unseen at ``initialize`` are skipped (counted in a warning).
+"""
+import logging
+from collections import Counter, defaultdict
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy.language import Language
+from spacy.tokens import Doc
+from spacy.training import Example
+from spacy.vocab import Vocab
+from thinc.api import Model
+
+from ...extensions import clear_frames, set_frames
+from ...srl import FrameData
+from ..base import Predictions, UnitPipe, label_set, pretrained_model
+from ..constraints import check_sources, source_spans, unit_spans
+from ..gold import same_tokens
+from ..units import Unit
+from .adapter import DECODERS, IGNORE, SrlBatch, SrlTargets
+from .frames import bio_spans, roleset_key, split_roleset, unit_bio
+from .predicates import PREDICATES_GIVEN
+
+logger = logging.getLogger("spacy_lal")
+
+PREDICATE_MODES = ("gold", "predicted", "pos")
+TREE_SOURCE = "tree"
+
+
+@Language.factory(
+    "lal_srl",
+    assigns=["token._.lal_frame"],
+    default_config={
+        "model": pretrained_model("lal_srl"),
+        "predicates": "gold",
+        "decoder": "argmax",
+        "argument_spans": [TREE_SOURCE],
+        "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
+    },
+    default_score_weights={
+        "srl_f": 1.0,
+        "srl_p": 0.0,
+        "srl_r": 0.0,
+        "srl_perfect": 0.0,
+        "srl_pred_f": 0.0,
+        "srl_sense_acc": 0.0,
+    },
+)
+def make_lal_srl(
+    nlp: Language,
+    name: str,
+    model: Model,
+    predicates: str,
+    decoder: str,
+    argument_spans: List[str],
+    scorer: Optional[Callable],
+) -> "SemanticRoleLabeler":
+    """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
+    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "unique_roles"
+    (Viterbi, each core role at most once per frame) | "tree"
+    (arguments restricted to single words and the spans of ``argument_spans``: "tree" = the
+    constituents ``lal_parser`` predicted, "ents", "noun_chunks", "spans:KEY").
+
+    The default ``model`` is the shipped English labeller (``spacy-lal.Pretrained.v1``); give a
+    ``spacy-lal.SemanticRoleLabeler.v1`` model config to train one from scratch."""
+    srl = SemanticRoleLabeler(
+        nlp.vocab, model, name, predicates=predicates, decoder=decoder, argument_spans=argument_spans, scorer=scorer
+    )
+    srl.adopt_pretrained("lal_srl")
+    return srl
+
+
+class SemanticRoleLabeler(UnitPipe):
+    """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.deepatt``, ``spacy_lal.nn.predicates``)."""
+
+    RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans")
+    # max_length has no learned table behind it: DeepAtt's timing signal is sinusoidal.
+    RUNTIME_ATTRS = ("max_length", "max_chart_cells")
+    # Units of 8 batches are length-sorted together (max_chart_cells): every predicate's row is
+    # padded to its chunk's longest sentence, so the fewer lengths a chunk mixes, the less work.
+    BUCKET_BATCHES = 8
+    LONG_SENTENCES = "each piece is labelled on its own, a predicate's arguments found within its piece"
+    LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}}
+
+    def __init__(
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str = "lal_srl",
+        *,
+        predicates: str,
+        decoder: str,
+        argument_spans: Sequence[str],
+        scorer: Optional[Callable] = None,
+    ) -> None:
+        # The settings' defaults are the factory's (``default_config``), written nowhere else.
+        if predicates not in PREDICATE_MODES:
+            raise ValueError(f"{name}: predicates must be one of {PREDICATE_MODES}, got {predicates!r}")
+        _check_decoder(name, decoder)
+        settings = {
+            "predicates": predicates,
+            "decoder": decoder,
+            "argument_spans": check_sources(name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)),
+        }
+        super().__init__(vocab, model, name, settings, scorer=scorer)
+        self._warned_no_lemmas = False
+
+    def set_decoder(self, decoder: str, argument_spans: Optional[Sequence[str]] = None) -> None:
+        """Switch decoding on a trained labeller: "argmax", "viterbi", "unique_roles" or "tree" (see the
+        factory); ``argument_spans``: the sources of "tree"'s allowed spans (None keeps them)."""
+        _check_decoder(self.name, decoder)
+        self.cfg["decoder"] = decoder
+        if argument_spans is not None:
+            self.cfg["argument_spans"] = check_sources(
+                self.name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)
+            )
+
+    # Labels ---------------------------------------------------------------------------------
+
+    labels = label_set("labels", 'The BIO role labels ("O", "B-ARG0", "I-ARG0", ..., "B-V", "I-V").')
+    senses = label_set("senses", 'The sense classes: roleset suffixes seen in training ("01", "02", ...).')
+
+    # Initialization -------------------------------------------------------------------------
+
+    def _read_labels(self, examples: Iterable[Example]) -> Dict[str, Any]:
+        roles = {"V"}
+        suffixes = set()
+        lemma_counts: Dict[str, Counter] = defaultdict(Counter)
+        n_examples = n_frames = 0
+        for eg in examples:
+            n_examples += 1
+            for frame in eg.reference._.srl:
+                n_frames += 1
+                roles.update(span.label_ for span in frame.arguments)
+                lemma, suffix = split_roleset(frame.sense)
+                if suffix is None:
+                    continue
+                suffixes.add(suffix)
+                keys = {roleset_key(frame.predicate)}
+                if same_tokens(eg):  # the predicted Doc's key is what prediction will look up
+                    keys.add(roleset_key(eg.x[frame.predicate.i]))
+                for key in keys:
+                    lemma_counts[key][lemma] += 1
+        if not n_frames:
+            raise ValueError(
+                f"{self.name}: none of the {n_examples} training examples has SRL frames "
+                "(doc._.srl is empty). Convert a PropBank corpus with `python -m spacy_lal convert "
+                "ewt` or `conll05`/`conll12`, and read it with the spacy-lal.Corpus.v1 reader."
+            )
+        lemmas = {}
+        for key, counts in lemma_counts.items():
+            best = counts.most_common(1)[0][0]
+            if best != key:
+                lemmas[key] = best
+        return {
+            "labels": ["O"] + [f"{bio}-{role}" for role in sorted(roles) for bio in "BI"],
+            "senses": sorted(suffixes),
+            "sense_lemmas": lemmas,
+        }
+
+    def _build_torch_model(self) -> None:
+        from .model import configure_srl_model
+
+        configure_srl_model(self.model, self.labels, len(self.senses), self.cfg["nI"])
+
+    # Training -------------------------------------------------------------------------------
+
+    def _training_examples(self, examples: List[Example]) -> List[Example]:
+        # A span of gold tokens has no exact counterpart in other tokens: learn from the
+        # Examples whose predicted tokens are the gold tokens. Predicates are always gold.
+        return [eg for eg in examples if same_tokens(eg)]
+
+    def _training_batch(self, examples: List[Example], units: List[Unit]) -> SrlBatch:
+        """The gold predicates of each unit, and their BIO roles, flags and sense classes."""
+        label_ids = {label: i for i, label in enumerate(self.labels)}
+        sense_ids = {sense: i for i, sense in enumerate(self.senses)}
+        frames = [{frame.predicate.i: frame.data for frame in eg.reference._.srl} for eg in examples]
+        width = max(len(unit) for unit in units)
+        is_predicate = numpy.full((len(units), width), IGNORE, dtype="int64")
+        predicates: List[List[int]] = []
+        roles: List[numpy.ndarray] = []
+        senses: List[int] = []
+        unknown = 0
+        for u, unit in enumerate(units):
+            doc_frames = frames[unit.doc_index]
+            flags = [token in doc_frames for token in unit.words]
+            is_predicate[u, : len(unit)] = flags
+            positions = [k for k, flag in enumerate(flags) if flag]
+            predicates.append(positions)
+            for k in positions:
+                frame = doc_frames[unit.words[k]]
+                row = numpy.full(width, IGNORE, dtype="int64")
+                tags = unit_bio(frame, unit)
+                for j, tag in enumerate(tags):
+                    row[j] = label_ids.get(tag, IGNORE)
+                unknown += sum(1 for tag in tags if tag.startswith("B-") and tag not in label_ids)
+                roles.append(row)
+                senses.append(sense_ids.get(split_roleset(frame.sense)[1], IGNORE))
+        if unknown:
+            logger.warning("%s: %d gold arguments with roles unseen at initialize were skipped", self.name, unknown)
+        role_array = numpy.stack(roles) if roles else numpy.zeros((0, width), dtype="int64")
+        return SrlBatch(predicates, targets=SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64")))
+
+    # Prediction -----------------------------------------------------------------------------
+
+    def _prediction_batch(self, docs: List[Doc], units: List[Unit]) -> SrlBatch:
+        decoder = self.cfg["decoder"]
+        spans = self._argument_spans(docs, units) if decoder == "tree" else None
+        return SrlBatch(self._unit_predicates(docs, units), decoder=decoder, spans=spans)
+
+    def _argument_spans(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[Tuple[int, int]]]]:
+        """Per unit, the word spans its arguments may take (decoder "tree"), None where the
+        sources give none (that unit falls back to BIO Viterbi, with one warning per call)."""
+        notes: List[str] = []
+        sources = self.cfg.get("argument_spans") or [TREE_SOURCE]
+        per_doc = [[span for source in sources for span in source_spans(doc, source, notes)] for doc in docs]
+        spans: List[Optional[List[Tuple[int, int]]]] = list(unit_spans(docs, units, per_doc))
+        for u, unit_list in enumerate(spans):
+            if not unit_list and len(units[u]) > 1:  # one word needs no span: singles are allowed
+                spans[u] = None
+        missing = sum(1 for s in spans if s is None)
+        if missing:
+            logger.warning(
+                "%s: decoder 'tree': %d of %d sentences have no spans from %s (is lal_parser before "
+                "this component?); decoding them with BIO Viterbi%s",
+                self.name, missing, len(units), sources, "".join(f"; {note}" for note in sorted(set(notes))),
+            )
+        return spans
+
+    def _unit_predicates(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[int]]]:
+        """Per unit, the word positions of its predicates, or None for the identification head."""
+        mode = self.cfg["predicates"]
+        if mode == "predicted":
+            return [None] * len(units)
+        if mode == "pos":
+            marked = [{t.i for t in doc if t.pos_ == "VERB" or t.tag_.startswith("VB")} for doc in docs]
+        else:
+            marked = [{frame.predicate.i for frame in doc._.srl} for doc in docs]
+        given = [
+            mode == "pos" or bool(marked[i]) or bool(doc.user_data.get(PREDICATES_GIVEN))
+            for i, doc in enumerate(docs)
+        ]
+        return [
+            [k for k, token in enumerate(unit.words) if token in marked[unit.doc_index]]
+            if given[unit.doc_index]
+            else None
+            for unit in units
+        ]
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: Predictions) -> None:
+        docs = list(docs)
+        units, decoded = predictions
+        frames: List[List[FrameData]] = [[] for _ in docs]
+        rows = [] if decoded is None else zip(decoded.units, decoded.positions, decoded.tags, decoded.senses)
+        for u, position, tags, sense in rows:
+            unit = units[u]
+            doc = docs[unit.doc_index]
+            frames[unit.doc_index].append(self._frame(doc, unit, position, tags, sense))
+        self._check_lemmas(docs, frames)
+        for doc, doc_frames in zip(docs, frames):
+            if doc_frames:
+                set_frames(doc, doc_frames)
+            else:
+                clear_frames(doc)
+
+    def _check_lemmas(self, docs: List[Doc], frames: List[List[FrameData]]) -> None:
+        """Rolesets are built on lemmas: without a lemmatizer before the component they are built
+        on word forms ("borrowed.01"). Said once, at the first call that meets it."""
+        if self._warned_no_lemmas or not self.senses:
+            return
+        if any(not doc[frame.predicate].lemma_ for doc, doc_frames in zip(docs, frames) for frame in doc_frames):
+            self._warned_no_lemmas = True
+            logger.warning(
+                "%s: predicates without a lemma: no lemmatizer runs before %s, so rolesets are built on "
+                "the lowercased word forms ('borrowed.01', not 'borrow.01'). Add a lemmatizer before it "
+                "(the shipped pipeline has 'trainable_lemmatizer'; spaCy's 'lemmatizer' works too).",
+                self.name, self.name,
+            )
+
+    def _frame(self, doc: Doc, unit: Unit, position: int, tags: Sequence[int], sense: Optional[int]) -> FrameData:
+        words = unit.words
+        predicate = words[position]
+        arguments = []
+        for start, end, role in bio_spans([self.labels[t] for t in tags]):
+            span = (words[start], words[end - 1] + 1, role)
+            if span != (predicate, predicate + 1, "V"):
+                arguments.append(span)
+        roleset = None
+        if sense is not None:
+            key = roleset_key(doc[predicate])
+            roleset = f"{self.cfg['sense_lemmas'].get(key, key)}.{self.senses[sense]}"
+        return FrameData(predicate, roleset, tuple(arguments))
+
+
+def _check_decoder(name: str, decoder: str) -> None:
+    if decoder not in DECODERS:
+        raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")

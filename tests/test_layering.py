@@ -1,0 +1,78 @@
+"""The package's layers, as DEVELOPING.md draws them: imports only run downwards.
+
+- ``nn/`` is plain torch: no spaCy, no Thinc;
+- ``decode/`` is Cython and NumPy: no torch, spaCy or Thinc;
+- library code never imports the command line (``cli/``, ``__main__``) or the project's
+  ``scripts/`` and ``benchmarks/``.
+Read from the source (every ``import`` statement, including those inside functions), so an
+import added anywhere is caught without running it.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).parents[1] / "spacy_lal"
+
+
+def imported_modules(path: Path):
+    """Absolute names of the modules ``path`` imports (relative imports resolved)."""
+    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
+    if path.name == "__init__.py":
+        package = ".".join(path.relative_to(PACKAGE.parent).parts[:-1])
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf8"), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            yield module, node.lineno
+            for alias in node.names:  # `from . import cli`
+                yield f"{module}.{alias.name}", node.lineno
+
+
+def violations(folder: str, forbidden):
+    found = []
+    for path in sorted((PACKAGE / folder).rglob("*.py")):
+        for module, line in imported_modules(path):
+            if any(module == f or module.startswith(f + ".") for f in forbidden):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}")
+    return found
+
+
+@pytest.mark.parametrize(
+    "folder, forbidden",
+    [
+        ("nn", ["spacy", "thinc", "spacy_lal.pipeline", "spacy_lal.decode", "spacy_lal.cli"]),
+        ("decode", ["torch", "spacy", "thinc", "spacy_lal.nn", "spacy_lal.pipeline", "spacy_lal.cli"]),
+        ("scoring", ["torch", "spacy_lal.pipeline", "spacy_lal.cli"]),
+        ("corpora", ["torch", "spacy_lal.pipeline", "spacy_lal.cli"]),
+        ("pipeline", ["spacy_lal.cli", "spacy_lal.corpus_parse", "spacy_lal.interpret", "spacy_lal.evaluation"]),
+    ],
+)
+def test_imports_run_downwards(folder, forbidden):
+    assert violations(folder, forbidden) == []
+
+
+def test_no_library_module_imports_the_command_line_or_the_project_scripts():
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] in ("cli", "__main__.py"):
+            continue
+        for module, line in imported_modules(path):
+            if module.split(".")[0] in ("scripts", "benchmarks", "evaluate") or module.startswith("spacy_lal.cli"):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}")
+    assert found == []
+
+
+def test_the_checker_sees_relative_and_nested_imports(tmp_path):
+    """The checker itself: a relative import two levels up, inside a function, is resolved."""
+    module = PACKAGE / "pipeline" / "parser" / "component.py"
+    names = {name for name, _ in imported_modules(module)}
+    assert "spacy_lal.extensions" in names  # from ...extensions import ...
+    assert "spacy_lal.pipeline.base" in names  # from ..base import ...
+    assert "spacy_lal.pipeline.parser.model" in names  # imported inside _build_torch_model
