@@ -3,6 +3,7 @@
     convert ewt --ud DIR --propbank DIR --output DIR
     convert ptb INPUT... OUTPUT.spacy [--untagged]
     convert conllu|conllx|conll12 INPUT... OUTPUT.spacy
+    convert ud-documents INPUT... OUTPUT.spacy   (one Doc per # newdoc document: sentence splitting)
     convert conll05 PROPS OUTPUT.spacy --words WORDS [--synt SYNT]
 
 An INPUT directory stands for its files matching ``--pattern`` (recursively, sorted).
@@ -20,6 +21,7 @@ _FORMATS: Dict[str, tuple] = {
     "conllu": ("*.conllu", "CoNLL-U files"),
     "conllx": ("*.conll", "CoNLL-X files (10 columns, no multi-word tokens)"),
     "conll12": ("*_conll", "CoNLL-2012 *_conll files (trees and SRL frames)"),
+    "ud-documents": ("*.conllu", "CoNLL-U files as documents, sentences joined (sentence splitter training)"),
 }
 
 
@@ -83,6 +85,7 @@ def main(args: argparse.Namespace) -> int:
             "ptb": lambda p: corpora.read_ptb(p, vocab, tagged=not args.untagged),
             "conllu": lambda p: corpora.read_conllu(p, vocab),
             "conllx": lambda p: corpora.read_conllx(p, vocab),
+            "ud-documents": lambda p: corpora.read_ud_documents(p, vocab),
             "conll12": lambda p: corpora.read_conll12(p, vocab),
             "conll05": lambda p: corpora.read_conll05(p, vocab, words=args.words, synt=args.synt),
         }
