@@ -28,6 +28,13 @@ from .units import Unit, make_units
 
 logger = logging.getLogger("spacy_lal")
 
+# The factories' default ``piece_length``: prediction reads a sentence longer than this many words
+# in pieces of at most this many, so that time grows linearly beyond it (CKY is O(n^3) and the
+# joint decoder O(n^4) in a sentence's length: one unpunctuated 1,000-word line took 40 s). No
+# EWT test sentence is longer (81 words at most), so the gold-word scores are those of whole
+# sentences.
+DEFAULT_PIECE_LENGTH = 100
+
 DEFAULT_TOK2VEC = """
 [tok2vec]
 @architectures = "spacy-lal.SentenceTok2Vec.v1"
@@ -97,14 +104,28 @@ class UnitPipe(TrainablePipe):
     LABEL_DATA: Dict[str, Any] = {}
 
     def __init__(
-        self, vocab: Vocab, model: Model, name: str, settings: Dict[str, Any], *, scorer: Optional[Callable] = None
+        self,
+        vocab: Vocab,
+        model: Model,
+        name: str,
+        settings: Dict[str, Any],
+        *,
+        piece_length: int,
+        scorer: Optional[Callable] = None,
     ) -> None:
+        if not isinstance(piece_length, int) or isinstance(piece_length, bool) or piece_length < 1:
+            raise ValueError(f"{name}: piece_length must be a positive number of words, got {piece_length!r}")
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
-        self.cfg: Dict[str, Any] = {**settings, "nI": None}
+        self.cfg: Dict[str, Any] = {**settings, "piece_length": piece_length, "nI": None}
         self._set_labels({})
+
+    @property
+    def runtime_settings(self) -> Tuple[str, ...]:
+        """The component's ``RUNTIME_SETTINGS`` and those every component has."""
+        return self.RUNTIME_SETTINGS + ("piece_length",)
 
     @property
     def label_data(self) -> Dict[str, Any]:
@@ -223,20 +244,25 @@ class UnitPipe(TrainablePipe):
 
     def _predict(self, docs: Iterable[Doc], **options: Any) -> Predictions:
         docs = list(docs)
-        units = self._units(docs)
+        units = self._units(docs, piece_length=self.cfg["piece_length"])
         if not units:
             return Predictions(units, None)
         return Predictions(units, self.model.predict((docs, units, self._prediction_batch(docs, units, **options))))
 
-    def _units(self, docs: List[Doc], sentences: Optional[List[List[range]]] = None) -> List[Unit]:
-        return make_units(docs, self.max_length, sentences, component=self.name, pieces=self.LONG_SENTENCES)
+    def _units(
+        self, docs: List[Doc], sentences: Optional[List[List[range]]] = None, *, piece_length: Optional[int] = None
+    ) -> List[Unit]:
+        """The units of ``docs``: pieces of at most ``max_length`` words, or of ``piece_length``
+        when that is shorter (prediction: training reads whole sentences up to ``max_length``)."""
+        length = self.max_length if piece_length is None else min(self.max_length, piece_length)
+        return make_units(docs, length, sentences, component=self.name, pieces=self.LONG_SENTENCES)
 
     # Pretrained weights -------------------------------------------------------------------------
 
     def adopt_pretrained(self, factory: str) -> bool:
         """Take labels and shapes from a pretrained model, keeping the ``RUNTIME_SETTINGS`` the
         factory was given; returns whether the model is pretrained."""
-        settings = {key: self.cfg[key] for key in self.RUNTIME_SETTINGS}
+        settings = {key: self.cfg[key] for key in self.runtime_settings}
         return adopt_pretrained(self.name, factory, self.model, self.cfg, settings, self.vocab)
 
     def keeps_pretrained_weights(self) -> bool:
@@ -253,7 +279,7 @@ class UnitPipe(TrainablePipe):
     # Serialization ------------------------------------------------------------------------------
 
     def _load_cfg(self, saved: Dict[str, Any]) -> None:
-        settings = {key: self.cfg[key] for key in self.RUNTIME_SETTINGS}
+        settings = {key: self.cfg[key] for key in self.runtime_settings}
         self.cfg.update(saved)
         self.cfg.update(settings)
 

@@ -3,11 +3,13 @@
 A *unit* is one sentence as the model sees it: a range of the Doc's tokens and, inside it, the
 positions of its words. Whitespace tokens (spaCy makes one of each run of extra spaces) are
 not words of any treebank, so the model never sees them: the components attach them
-afterwards (see ``lal_parser.py``). Sentences longer than the model's ``max_length`` are cut
-into pieces of at most ``max_length`` words, each read on its own (what the component then does
-with the pieces is its own: ``lal_parser`` joins them into one tree), and one warning per call
-names the component, the sentences and what was done: learned position tables end somewhere,
-and a crash on one long line of a big corpus is the worst outcome for a user.
+afterwards (see ``parser/component.py``). Sentences longer than the model's ``max_length`` (or,
+at prediction, the component's shorter ``piece_length``) are cut into as few pieces of equal
+length as fit, each read on its own (what the component then does with the pieces is its own:
+``lal_parser`` joins them into one tree), and one warning per call names the component, the
+sentences and what was done: learned position tables end somewhere, parsing time grows with the
+cube of a sentence's length or faster, and a crash or a minute's stall on one long line of a big
+corpus is the worst outcome for a user.
 """
 import logging
 from dataclasses import dataclass
@@ -76,20 +78,33 @@ def make_units(
                 units.append(Unit(doc_index, sent.start, sent.stop, tuple(words)))
                 continue
             long.append(f"Doc {doc_index} tokens {sent.start}-{sent.stop} ({len(words)} words)")
-            for piece, offset in enumerate(range(0, len(words), max_length)):
-                chunk = tuple(words[offset : offset + max_length])
+            bounds = piece_bounds(len(words), max_length)
+            for piece, (offset, stop) in enumerate(zip(bounds, bounds[1:])):
+                chunk = tuple(words[offset:stop])
                 # Pieces tile the sentence: whitespace between two pieces goes to the earlier one.
-                end = sent.stop if offset + max_length >= len(words) else words[offset + max_length]
+                end = sent.stop if stop == len(words) else words[stop]
                 start = sent.start if piece == 0 else chunk[0]
                 units.append(Unit(doc_index, start, end, chunk, piece))
     if long:
         shown = "; ".join(long[:5]) + ("; ..." if len(long) > 5 else "")
         logger.warning(
-            "%s: %d sentence(s) longer than the model's max_length of %d words (%s) were cut into "
-            "pieces of at most %d words: %s.",
+            "%s: %d sentence(s) longer than %d words (%s) were cut into pieces of at most %d "
+            "words: %s.",
             component, len(long), max_length, shown, max_length, pieces,
         )
     return units
+
+
+def piece_bounds(n_words: int, max_length: int) -> List[int]:
+    """Where the pieces of an ``n_words`` sentence start, and its end: as few pieces of at most
+    ``max_length`` words as can be, of equal lengths (one word more in the first ones), so that no
+    piece is a stub of a few words."""
+    n_pieces = -(-n_words // max_length)
+    size, extra = divmod(n_words, n_pieces)
+    bounds = [0]
+    for piece in range(n_pieces):
+        bounds.append(bounds[-1] + size + (piece < extra))
+    return bounds
 
 
 def length_sorted_chunks(units: Sequence[Sized], max_cells: int) -> List[List[int]]:

@@ -12,11 +12,12 @@ What the component does with awkward input (see also ``units.py``):
   inside the smallest constituent spanning its neighbours. The component also gives them spaCy's
   whitespace tag and POS (``_SP``, ``SPACE``), whatever an upstream tagger guessed: treebanks
   have no whitespace tokens, so taggers trained on them never predict ``_SP``.
-- Sentences longer than the model's ``max_length`` words are parsed in pieces (one warning per
-  call): each still gets one tree, the pieces' trees side by side under a root labelled "S",
-  and one dependency tree, the root of each later piece attached to the first piece's root
-  with ``dep``. (Raising ``max_length`` needs a model trained with it: the position table is
-  learned.)
+- Sentences longer than ``piece_length`` words (default 100; the model's ``max_length`` in
+  training) are parsed in pieces of equal length (one warning per call), so that time grows
+  linearly beyond it: each still gets one tree, the pieces' trees side by side under a root
+  labelled "S", and one dependency tree, the root of each later piece attached to the first
+  piece's root with ``dep``. (``piece_length`` above ``max_length`` needs a model trained with
+  it: the position table is learned.)
 - Empty Docs and Docs of whitespace only get no tree and keep their tokens unattached.
 - Gold labels not seen at ``initialize`` are trained as "no constituent" / skipped, and counted
   in a warning.
@@ -38,7 +39,7 @@ from thinc.api import Model
 
 from ...extensions import set_trees, stored_trees
 from ...tree import WHITESPACE_TAG, LabelledSpan
-from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
+from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from ..constraints import check_constraints
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..gold import dependency_target, gold_trees_by_start, tree_target
@@ -62,6 +63,7 @@ JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (
         "joint_weight": 1.0,
         "quantize": False,
         "constraints": {"require": [], "no_cross": []},
+        "piece_length": DEFAULT_PIECE_LENGTH,
         "scorer": {"@scorers": "spacy-lal.parser_scorer.v1"},
     },
     default_score_weights={
@@ -81,6 +83,7 @@ def make_lal_parser(
     joint_weight: float,
     quantize: bool,
     constraints: Dict[str, List[str]],
+    piece_length: int,
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
     """Constituency parser with (by default) a jointly trained dependency head.
@@ -97,6 +100,10 @@ def make_lal_parser(
     "noun_chunks" or "spans:KEY" (``doc.spans[KEY]``): their spans come out as labelled
     constituents (require) or are crossed by none (no_cross); see ``constraints.py``.
 
+    ``piece_length``: sentences longer than this many words are parsed in pieces of at most this
+    many (one warning per call), in time that grows linearly beyond it; each sentence still gets
+    one tree (the pieces' trees under one root) and one dependency tree.
+
     The default ``model`` is the shipped English parser (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.LabelAttentionParser.v1`` model config to train one from scratch.
     """
@@ -110,6 +117,7 @@ def make_lal_parser(
         joint_weight=joint_weight,
         quantize=quantize,
         constraints=constraints,
+        piece_length=piece_length,
         scorer=scorer,
     )
     if parser.adopt_pretrained("lal_parser"):
@@ -129,6 +137,7 @@ def make_lal_parser(
         "model": untrained_model("spacy-lal.LabelAttentionParser.v1"),
         "dependency_decoder": "mst",
         "quantize": False,
+        "piece_length": DEFAULT_PIECE_LENGTH,
         "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
     },
     default_score_weights={"dep_las": 1.0, "dep_uas": 0.0},
@@ -139,10 +148,11 @@ def make_lal_dependency_parser(
     model: Model,
     dependency_decoder: str,
     quantize: bool,
+    piece_length: int,
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
-    """Dependency parser on the label-attention encoder (no constituency head); ``quantize`` as
-    for ``lal_parser``."""
+    """Dependency parser on the label-attention encoder (no constituency head); ``quantize`` and
+    ``piece_length`` as for ``lal_parser``."""
     return LabelAttentionParser(
         nlp.vocab,
         model,
@@ -151,6 +161,7 @@ def make_lal_dependency_parser(
         dependencies=True,
         dependency_decoder=dependency_decoder,
         quantize=quantize,
+        piece_length=piece_length,
         scorer=scorer,
     )
 
@@ -197,6 +208,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         joint_weight: float = 1.0,
         quantize: bool,
         constraints: Optional[Dict[str, List[str]]] = None,
+        piece_length: int,
         scorer: Optional[Callable] = None,
     ) -> None:
         # The settings' defaults are the factories' (``default_config``), written nowhere else.
@@ -211,7 +223,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
             "quantize": quantize,
             "constraints": check_constraints(name, constraints),
         }
-        UnitPipe.__init__(self, vocab, model, name, settings, scorer=scorer)
+        UnitPipe.__init__(self, vocab, model, name, settings, piece_length=piece_length, scorer=scorer)
         ConstrainedParsing.__init__(self)
 
     # Labels ---------------------------------------------------------------------------------

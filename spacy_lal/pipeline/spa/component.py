@@ -30,7 +30,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...decode import ArcStandard, arc_standard_oracle_batch, is_projective
-from ..base import Predictions, UnitPipe, label_set, untrained_model
+from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, untrained_model
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..gold import dependency_target
 from ..arcs import GRAPH_DECODERS
@@ -49,6 +49,7 @@ NON_PROJECTIVE_POLICIES = ("projectivize", "skip")
         "model": untrained_model("spacy-lal.SpaDependencyParser.v1"),
         "decoder": None,
         "non_projective": "projectivize",
+        "piece_length": DEFAULT_PIECE_LENGTH,
         "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
     },
     default_score_weights={"dep_las": 1.0, "dep_uas": 0.0},
@@ -59,6 +60,7 @@ def make_lal_spa_parser(
     model: Model,
     decoder: Optional[str],
     non_projective: str,
+    piece_length: int,
     scorer: Optional[Callable],
 ) -> "SpaDependencyParser":
     """The SPA dependency parser (Zhou et al. 2018), graph- or transition-based as the model's
@@ -73,8 +75,11 @@ def make_lal_spa_parser(
         (projective); transition-based, "greedy" (the only one, the default).
     non_projective: transition-based training on non-projective gold trees, "projectivize" (the
         default) or "skip"; counted in a logged warning (see the module docstring).
+    piece_length: sentences longer than this many words are parsed in pieces of at most this many.
     """
-    return SpaDependencyParser(nlp.vocab, model, name, decoder=decoder, non_projective=non_projective, scorer=scorer)
+    return SpaDependencyParser(
+        nlp.vocab, model, name, decoder=decoder, non_projective=non_projective, piece_length=piece_length, scorer=scorer
+    )
 
 
 class SpaDependencyParser(UnitPipe):
@@ -97,10 +102,12 @@ class SpaDependencyParser(UnitPipe):
         model: Model,
         name: str = "lal_spa_parser",
         *,
-        decoder: Optional[str] = None,
-        non_projective: str = "projectivize",
+        decoder: Optional[str],
+        non_projective: str,
+        piece_length: int,
         scorer: Optional[Callable] = None,
     ) -> None:
+        # The settings' defaults are the factory's (``default_config``), written nowhere else.
         parsing = model.attrs.get("spa_config", {}).get("parsing")
         if parsing is None:
             raise ValueError(f"{name}: the model must be a spacy-lal.SpaDependencyParser.v1 architecture")
@@ -112,7 +119,7 @@ class SpaDependencyParser(UnitPipe):
         if non_projective not in NON_PROJECTIVE_POLICIES:
             raise ValueError(f"{name}: non_projective must be one of {NON_PROJECTIVE_POLICIES}, got {non_projective!r}")
         settings = {"decoder": decoder, "non_projective": non_projective}
-        super().__init__(vocab, model, name, settings, scorer=scorer)
+        super().__init__(vocab, model, name, settings, piece_length=piece_length, scorer=scorer)
 
     @property
     def transition_based(self) -> bool:

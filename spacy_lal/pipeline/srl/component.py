@@ -53,7 +53,7 @@ from thinc.api import Model
 
 from ...extensions import clear_frames, set_frames
 from ...srl import FrameData
-from ..base import Predictions, UnitPipe, label_set, pretrained_model
+from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model
 from ..constraints import check_sources, source_spans, unit_spans
 from ..gold import same_tokens
 from ..units import Unit
@@ -75,6 +75,7 @@ TREE_SOURCE = "tree"
         "predicates": "gold",
         "decoder": "argmax",
         "argument_spans": [TREE_SOURCE],
+        "piece_length": DEFAULT_PIECE_LENGTH,
         "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
     },
     default_score_weights={
@@ -93,18 +94,27 @@ def make_lal_srl(
     predicates: str,
     decoder: str,
     argument_spans: List[str],
+    piece_length: int,
     scorer: Optional[Callable],
 ) -> "SemanticRoleLabeler":
     """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
     ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "unique_roles"
     (Viterbi, each core role at most once per frame) | "tree"
     (arguments restricted to single words and the spans of ``argument_spans``: "tree" = the
-    constituents ``lal_parser`` predicted, "ents", "noun_chunks", "spans:KEY").
+    constituents ``lal_parser`` predicted, "ents", "noun_chunks", "spans:KEY"); ``piece_length``:
+    sentences longer than this many words are labelled in pieces of at most this many.
 
     The default ``model`` is the shipped English labeller (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.SemanticRoleLabeler.v1`` model config to train one from scratch."""
     srl = SemanticRoleLabeler(
-        nlp.vocab, model, name, predicates=predicates, decoder=decoder, argument_spans=argument_spans, scorer=scorer
+        nlp.vocab,
+        model,
+        name,
+        predicates=predicates,
+        decoder=decoder,
+        argument_spans=argument_spans,
+        piece_length=piece_length,
+        scorer=scorer,
     )
     srl.adopt_pretrained("lal_srl")
     return srl
@@ -131,6 +141,7 @@ class SemanticRoleLabeler(UnitPipe):
         predicates: str,
         decoder: str,
         argument_spans: Sequence[str],
+        piece_length: int,
         scorer: Optional[Callable] = None,
     ) -> None:
         # The settings' defaults are the factory's (``default_config``), written nowhere else.
@@ -142,7 +153,7 @@ class SemanticRoleLabeler(UnitPipe):
             "decoder": decoder,
             "argument_spans": check_sources(name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)),
         }
-        super().__init__(vocab, model, name, settings, scorer=scorer)
+        super().__init__(vocab, model, name, settings, piece_length=piece_length, scorer=scorer)
         self._warned_no_lemmas = False
 
     def set_decoder(self, decoder: str, argument_spans: Optional[Sequence[str]] = None) -> None:
