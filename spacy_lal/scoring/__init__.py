@@ -6,7 +6,7 @@ The file-level API is imported here; the spaCy-registered scorers live in
 """
 from .evalb import COLLINS, EvalbParams, EvalbResult, EvalbTotals, evalb, score_tree_files
 from .srl_eval import SrlFormatError, SrlResult, score_props_files, score_srl
-from .ud import PRF, UDError, UDResult, score_conllu_files, score_ud
+from .ud import PRF, UDError, UDResult, conll18_table, score_conllu_files, score_ud
 
 __all__ = [
     "COLLINS",
@@ -18,6 +18,7 @@ __all__ = [
     "SrlResult",
     "UDError",
     "UDResult",
+    "conll18_table",
     "evalb",
     "score_conllu_files",
     "score_props_files",
