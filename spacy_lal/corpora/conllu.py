@@ -9,8 +9,14 @@ Decisions:
 - **Words, not tokens.** spaCy Docs hold syntactic words, so a multi-word token ``don't`` =
   ``do`` + ``n't`` becomes two words; no space after a word inside a multi-word token, and the
   last word takes the ``SpaceAfter`` of the range line. Empty nodes (``8.1``) are skipped, and
-  DEPS (enhanced graphs) are not kept. The multi-word surface form is therefore lost, and the
-  CoNLL-U written by :mod:`spacy_lal.corpora.export` is word-level.
+  DEPS (enhanced graphs) are not kept.
+- **Multi-word tokens kept.** Each range line is kept as ``(start, end, form)`` in
+  ``doc.user_data["multiword_tokens"]`` (word offsets, end exclusive, and the range's FORM, its
+  surface text), a tuple in file order, empty for a sentence without ranges; only for CoNLL-U.
+  :func:`spacy_lal.corpora.export.write_conllu` writes them back as range lines, so a file read
+  and written again keeps its tokens (a Doc without the key gets EWT's groups instead, see
+  :func:`spacy_lal.tokenizer.multiword_token_spans`). Like the ids, the key is plain user data:
+  ``DocBin(store_user_data=True)`` keeps it, ``Doc.from_docs`` drops it.
 - **Labels verbatim.** DEPREL is kept as written, subtypes included (``nsubj:pass``), and the root
   keeps UD's ``root`` (not spaCy's ``ROOT``), so an export gives back exactly the input label.
 - **Metadata.** ``# sent_id`` and ``# newdoc id`` go to ``doc.user_data["sent_id"]`` and
@@ -24,7 +30,7 @@ Decisions:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Optional, Union
+from typing import Dict, Iterator, List, Optional, Tuple, Union
 
 from spacy.language import Language
 from spacy.parts_of_speech import IDS as UPOS_IDS
@@ -33,7 +39,9 @@ from spacy.vocab import Vocab
 
 from ._common import CorpusFormatError, Line, PathLike, get_vocab, iter_blocks, split_columns
 
-__all__ = ["UDSentence", "read_conllu", "read_conllx", "read_ud_sentences"]
+__all__ = ["MULTIWORD_TOKENS", "UDSentence", "read_conllu", "read_conllx", "read_ud_sentences"]
+
+MULTIWORD_TOKENS = "multiword_tokens"  # the doc.user_data key of the range lines
 
 _UPOS = frozenset(tag for tag in UPOS_IDS if tag and tag.isupper())
 
@@ -44,6 +52,7 @@ class UDSentence:
 
     path: str
     line_no: int  # line of the first word
+    conllx: bool = False
     sent_id: Optional[str] = None
     doc_id: Optional[str] = None
     words: List[str] = field(default_factory=list)
@@ -55,6 +64,8 @@ class UDSentence:
     heads: List[Optional[int]] = field(default_factory=list)  # absolute; root: itself
     deps: List[Optional[str]] = field(default_factory=list)
     line_nos: List[int] = field(default_factory=list)
+    # CoNLL-U range lines: (first word, last word + 1, surface form), 0-based
+    multiword_tokens: List[Tuple[int, int, str]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.words)
@@ -79,6 +90,9 @@ class UDSentence:
             doc.user_data["sent_id"] = self.sent_id
         if self.doc_id is not None:
             doc.user_data["doc_id"] = self.doc_id
+        if not self.conllx:
+            # A tuple of tuples, as DocBin gives it back.
+            doc.user_data[MULTIWORD_TOKENS] = tuple(self.multiword_tokens)
         return doc
 
 
@@ -100,7 +114,7 @@ def read_ud_sentences(path: PathLike, *, conllx: bool = False) -> Iterator[UDSen
     """Parse a CoNLL-U (or CoNLL-X) file into :class:`UDSentence` objects, checking each line."""
     doc_id: Optional[str] = None
     for block in iter_blocks(path):
-        sent = UDSentence(path=str(path), line_no=block[0][0])
+        sent = UDSentence(path=str(path), line_no=block[0][0], conllx=conllx)
         words = [line for line in block if not line[1].startswith("#")]
         for _, text in block:
             if text.startswith("#"):
@@ -125,6 +139,7 @@ def _read_words(sent: UDSentence, lines: List[Line], conllx: bool) -> None:
     # Pass 1: the word lines, and the SpaceAfter of multi-word ranges keyed by their last word.
     range_end = 0  # last word id of the current multi-word token
     range_space: Dict[int, bool] = {}
+    range_lines: List[int] = []
     rows: List[tuple] = []
     for line in lines:
         line_no = line[0]
@@ -143,6 +158,8 @@ def _read_words(sent: UDSentence, lines: List[Line], conllx: bool) -> None:
                     raise CorpusFormatError(path, line_no, f"expected a range '{len(rows) + 1}-M', got {wid!r}")
                 range_end = int(last)
                 range_space[range_end] = "SpaceAfter=No" not in cols[9].split("|")
+                sent.multiword_tokens.append((int(first) - 1, range_end, cols[1]))
+                range_lines.append(line_no)
             elif not _is_empty_node_id(wid):
                 raise CorpusFormatError(path, line_no, f"expected an empty node id 'N.M', got {wid!r}")
             continue  # empty nodes are not words
@@ -150,6 +167,9 @@ def _read_words(sent: UDSentence, lines: List[Line], conllx: bool) -> None:
             raise CorpusFormatError(path, line_no, f"expected word id {len(rows) + 1}, got {wid!r}")
         rows.append((line_no, cols, int(wid) <= range_end))
     n = len(rows)
+    for line_no, (first, last, _) in zip(range_lines, sent.multiword_tokens):
+        if last > n:
+            raise CorpusFormatError(path, line_no, f"expected a range of word ids up to {n}, got '{first + 1}-{last}'")
     for i, (line_no, cols, in_range) in enumerate(rows):
         form, lemma, upos, xpos, feats, head, deprel = cols[1:8]
         sent.words.append(form)

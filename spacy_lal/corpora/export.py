@@ -2,9 +2,12 @@
 
 - :func:`write_ptb`: one tree per line for EVALB, from the stored trees (``sent._.parse_string``);
   words escaped, no TOP wrapper.
-- :func:`write_conllu`: CoNLL-U for the CoNLL 2018 UD scorer. Word-level: a Doc holds words, so
-  multi-word token lines cannot be restored (see :mod:`.conllu`); DEPS is ``_``; MISC holds only
-  ``SpaceAfter=No``.
+- :func:`write_conllu`: CoNLL-U for the CoNLL 2018 UD scorer. A Doc holds words; the words that
+  make one surface token get a range line ``n-m FORM _ _ _ _ _ _ _ MISC`` before them: the
+  ranges read from CoNLL-U (``doc.user_data["multiword_tokens"]``, see :mod:`.conllu`), else
+  EWT's groups (``do`` + ``n't`` written ``don't``, :func:`spacy_lal.tokenizer.multiword_token_spans`).
+  ``SpaceAfter=No`` goes on the range line, not on its words (the UD format). DEPS is ``_``;
+  MISC holds only ``SpaceAfter=No``.
 - :func:`write_conll05`: CoNLL-2005 props for ``srl-eval.pl``, the predicate's lemma in the first
   column.
 
@@ -24,12 +27,15 @@ from spacy.tokens import Doc, Span
 
 from ..extensions import NotAConstituentError
 from ..srl import Frame
+from ..tokenizer import multiword_token_spans
 from ..tree import UNTAGGED, Tree
 from ._common import PathLike
+from .conllu import MULTIWORD_TOKENS
 
 __all__ = [
     "FORMATS",
     "bio_to_cells",
+    "multiword_ranges",
     "predicate_lemma",
     "sentences",
     "to_text",
@@ -77,13 +83,14 @@ def write_ptb(docs: Iterable[Doc], path: PathLike) -> int:
     return n
 
 
-def write_conllu(docs: Iterable[Doc], path: PathLike) -> int:
+def write_conllu(docs: Iterable[Doc], path: PathLike, *, multiword_tokens: bool = True) -> int:
     """Write the Docs as CoNLL-U sentences; returns the number of sentences.
 
     ``# newdoc id`` / ``# sent_id`` come from ``doc.user_data`` (``doc_id``, ``sent_id``; a Doc
     of several sentences numbers them ``<sent_id>-<k>``); without them sentences are numbered.
     Empty annotation is written ``_``; a Doc without dependency annotation gets ``_`` heads (and
-    a warning: the UD scorer needs heads).
+    a warning: the UD scorer needs heads). Multi-word tokens get range lines (see the module
+    docstring); ``multiword_tokens=False`` writes words only, each with its own ``SpaceAfter``.
     """
     n = no_deps = 0
     doc_id = None
@@ -93,6 +100,7 @@ def write_conllu(docs: Iterable[Doc], path: PathLike) -> int:
                 doc_id = doc.user_data["doc_id"]
                 f.write(f"# newdoc id = {doc_id}\n")
             has_deps = doc.has_annotation("DEP")
+            ranges = multiword_ranges(doc) if multiword_tokens else {}
             sents = list(sentences(doc))
             for k, sent in enumerate(sents):
                 n += 1
@@ -101,15 +109,22 @@ def write_conllu(docs: Iterable[Doc], path: PathLike) -> int:
                     sent_id = str(n)
                 elif len(sents) > 1:
                     sent_id = f"{sent_id}-{k + 1}"
-                f.write(f"# sent_id = {sent_id}\n# text = {_one_line(sent.text.strip())}\n")
+                sent_ranges = {i: r for i, r in ranges.items() if sent.start <= i and r[0] <= sent.end}
+                f.write(f"# sent_id = {sent_id}\n# text = {_one_line(_surface_text(sent, sent_ranges))}\n")
                 no_deps += not has_deps
+                range_end = 0  # the end of the multi-word token being written
                 for token in sent:
+                    if token.i in sent_ranges:
+                        range_end, form = sent_ranges[token.i]
+                        ids = f"{token.i - sent.start + 1}-{range_end - sent.start}"
+                        space = "_" if doc[range_end - 1].whitespace_ else "SpaceAfter=No"
+                        f.write("\t".join([ids, _field(form)] + ["_"] * 7 + [space]) + "\n")
                     if not has_deps:
                         head, dep = "_", "_"
                     else:
                         head = "0" if token.head.i == token.i else str(token.head.i - sent.start + 1)
                         dep = token.dep_ or "_"
-                    misc = "_" if token.whitespace_ else "SpaceAfter=No"
+                    misc = "_" if token.whitespace_ or token.i < range_end else "SpaceAfter=No"
                     cols = [
                         str(token.i - sent.start + 1),
                         _field(token.text),
@@ -127,6 +142,38 @@ def write_conllu(docs: Iterable[Doc], path: PathLike) -> int:
     if no_deps:
         warnings.warn(f"{path}: {no_deps} of {n} sentences had no dependency annotation (HEAD '_')", stacklevel=2)
     return n
+
+
+def _surface_text(sent: Span, ranges: Dict[int, Tuple[int, str]]) -> str:
+    """The sentence's text, each multi-word token as its surface form (``al`` for ``a`` + ``el``):
+    the text the range lines spell."""
+    if not ranges:
+        return sent.text.strip()
+    parts: List[str] = []
+    i = sent.start
+    while i < sent.end:
+        end, form = ranges.get(i, (i + 1, sent.doc[i].text))
+        parts.append(form + sent.doc[end - 1].whitespace_)
+        i = end
+    return "".join(parts).strip()
+
+
+def multiword_ranges(doc: Doc) -> Dict[int, Tuple[int, str]]:
+    """The multi-word tokens of ``doc``: first word -> (end, surface form). Those read from
+    CoNLL-U when the Doc has them (``doc.user_data["multiword_tokens"]``; a range that no longer
+    fits the Doc, overlaps another or has a space inside is left out), else EWT's groups
+    (:func:`spacy_lal.tokenizer.multiword_token_spans`), their form the words' text."""
+    stored = doc.user_data.get(MULTIWORD_TOKENS)
+    if stored is None:
+        return {span.start: (span.end, span.text) for span in multiword_token_spans(doc)}
+    ranges: Dict[int, Tuple[int, str]] = {}
+    covered = 0
+    for start, end, form in sorted((int(s), int(e), str(f)) for s, e, f in stored):
+        fits = covered <= start and end - start >= 2 and end <= len(doc)
+        if fits and not any(doc[i].whitespace_ for i in range(start, end - 1)):
+            ranges[start] = (end, form)
+            covered = end
+    return ranges
 
 
 def write_conll05(docs: Iterable[Doc], path: PathLike, *, words: Optional[PathLike] = None) -> int:
