@@ -4,9 +4,6 @@ import logging
 import pytest
 import spacy
 from spacy.tokens import Doc
-from test_lal_parser import TINY, TINY_TOK2VEC, make_examples
-from test_lal_srl import TINY as TINY_SRL
-from test_lal_srl import make_examples as make_srl_examples
 
 from spacy_lal.pretrained import pipeline_path, shipped_pipelines
 
@@ -18,17 +15,17 @@ def pretrained(path, component):
 
 
 @pytest.fixture(scope="module")
-def source_dir(tmp_path_factory):
+def source_dir(tmp_path_factory, tiny_parser, tiny_srl, tiny_tok2vec, parser_examples, srl_examples):
     """A small trained pipeline whose parser listens to a shared tok2vec, as the shipped one."""
     nlp = spacy.blank("en")
-    nlp.add_pipe("tok2vec", config={"model": TINY_TOK2VEC})
-    nlp.add_pipe("lal_parser", config={"model": {**TINY, "tok2vec": LISTENER}})
-    nlp.add_pipe("lal_srl", config={"model": TINY_SRL})
-    parser_examples, srl_examples = make_examples(nlp), make_srl_examples(nlp.vocab)
-    optimizer = nlp.initialize(lambda: parser_examples + srl_examples)
+    nlp.add_pipe("tok2vec", config={"model": tiny_tok2vec})
+    nlp.add_pipe("lal_parser", config={"model": {**tiny_parser, "tok2vec": LISTENER}})
+    nlp.add_pipe("lal_srl", config={"model": tiny_srl})
+    parser_egs, srl_egs = parser_examples(nlp), srl_examples(nlp.vocab)
+    optimizer = nlp.initialize(lambda: parser_egs + srl_egs)
     for _ in range(5):
-        nlp.update(parser_examples, sgd=optimizer, exclude=["lal_srl"])
-        nlp.update(srl_examples, sgd=optimizer, exclude=["lal_parser"])
+        nlp.update(parser_egs, sgd=optimizer, exclude=["lal_srl"])
+        nlp.update(srl_egs, sgd=optimizer, exclude=["lal_parser"])
     path = tmp_path_factory.mktemp("source") / "pipeline"
     nlp.to_disk(path)
     return path
@@ -38,7 +35,7 @@ def words(nlp, examples):
     return [Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples]
 
 
-def test_added_parser_parses_as_its_source(source_dir):
+def test_added_parser_parses_as_its_source(source_dir, parser_examples):
     source = spacy.load(source_dir)
     nlp = spacy.blank("en")
     config = {"model": pretrained(source_dir, "lal_parser"), "dependency_decoder": "mst"}
@@ -46,26 +43,26 @@ def test_added_parser_parses_as_its_source(source_dir):
     assert parser.span_labels == source.get_pipe("lal_parser").span_labels
     assert parser.cfg["dependency_decoder"] == "mst"  # the new component's own setting wins
     source.get_pipe("lal_parser").set_decoder("mst")
-    examples = make_examples(nlp)
+    examples = parser_examples(nlp)
     for ours, theirs in zip(nlp.pipe(words(nlp, examples)), source.pipe(words(source, examples))):
         assert ours._.tree.to_spans() == theirs._.tree.to_spans()
         assert [(t.head.i, t.dep_) for t in ours] == [(t.head.i, t.dep_) for t in theirs]
 
 
-def test_added_labeller_labels_as_its_source(source_dir):
+def test_added_labeller_labels_as_its_source(source_dir, srl_examples):
     source = spacy.load(source_dir)
     nlp = spacy.blank("en")
     nlp.add_pipe("lal_srl", config={"model": pretrained(source_dir, "lal_srl"), "predicates": "predicted"})
     source.get_pipe("lal_srl").cfg["predicates"] = "predicted"
-    examples = make_srl_examples(nlp.vocab)
+    examples = srl_examples(nlp.vocab)
     for ours, theirs in zip(nlp.pipe(words(nlp, examples)), source.pipe(words(source, examples))):
         assert [f.data for f in ours._.srl] == [f.data for f in theirs._.srl]
 
 
-def test_pretrained_component_round_trips_and_keeps_weights_on_initialize(source_dir, tmp_path, caplog):
+def test_pretrained_component_round_trips_and_keeps_weights_on_initialize(source_dir, tmp_path, caplog, parser_examples):
     nlp = spacy.blank("en")
     nlp.add_pipe("lal_parser", config={"model": pretrained(source_dir, "lal_parser")})
-    examples = make_examples(nlp)
+    examples = parser_examples(nlp)
     before = [d._.tree.to_spans() for d in nlp.pipe(words(nlp, examples))]
     with caplog.at_level(logging.INFO, logger="spacy_lal"):
         nlp.initialize(lambda: examples)

@@ -71,6 +71,7 @@ def test_readme_trf_command_parses_dogs_bark_as_a_sentence():
     assert "tree:\n  (S (NP (NNS Dogs)) (VP (VBP bark)) (. .))" in out, out
 
 
+@pytest.mark.slow  # trains: about 2.5 minutes
 @pytest.mark.skipif(ASSETS is None, reason="needs the EWT treebanks (../shared/assets or SPACY_LAL_ASSETS)")
 def test_demo_workflow(tmp_path):
     """`spacy project run demo` in a fresh copy of the project: corpus, training, parse."""

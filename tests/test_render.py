@@ -9,7 +9,6 @@ from collections import defaultdict
 import pytest
 import spacy
 from spacy.tokens import Doc
-from test_lal_parser import TINY, make_examples
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.__main__ import main as cli
@@ -296,11 +295,11 @@ def test_jupyter_gets_ipython_html(nlp, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def pipeline(tmp_path_factory):
+def pipeline(tmp_path_factory, parser_examples, tiny_parser):
     """An initialized, untrained lal_parser pipeline on disk: its trees are arbitrary, but trees."""
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_parser", config={"model": TINY})
-    nlp.initialize(lambda: make_examples(nlp))
+    nlp.add_pipe("lal_parser", config={"model": tiny_parser})
+    nlp.initialize(lambda: parser_examples(nlp))
     path = tmp_path_factory.mktemp("render") / "pipeline"
     nlp.to_disk(path)
     return path

@@ -320,6 +320,7 @@ def read_ewt_train() -> Tuple[List[np.ndarray], List[np.ndarray], ArcStandard]:
     return heads, labels, ArcStandard(len(names), root_label=index["root"])
 
 
+@pytest.mark.slow  # the whole EWT train split
 @pytest.mark.skipif(ASSETS is None, reason="needs the EWT treebank (../shared/assets or SPACY_LAL_ASSETS)")
 def test_oracle_reproduces_every_projective_ewt_train_tree():
     heads, labels, system = read_ewt_train()

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spacy_lal.decode import JointResult, cky, eisner, joint, joint_batch
-from test_decoders import SETTINGS, TOL, binary_trees, crosses, draw_scores, rng_from
+from decode_cases import SETTINGS, TOL, binary_trees, crosses, draw_scores, rng_from
 
 
 @st.composite

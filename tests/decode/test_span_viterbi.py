@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spacy_lal.decode import BIOScheme, bio_viterbi, span_viterbi, span_viterbi_batch
-from test_decoders import SETTINGS, TOL, bio_case, binary_trees, rng_from, valid_sequences
+from decode_cases import SETTINGS, TOL, bio_case, binary_trees, rng_from, valid_sequences
 
 
 def runs(labels: tuple[str, ...], sequence) -> list[tuple[int, int]]:

@@ -6,8 +6,6 @@ Equations are checked against direct per-head / per-span loops written from the 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 import random
 from typing import Callable, Dict, List, Optional, Tuple
@@ -17,6 +15,7 @@ import pytest
 import torch
 from torch import nn
 
+from spacy_lal.decode import cky
 from spacy_lal.nn import (
     BiaffineArcScorer,
     BiaffineLabelScorer,
@@ -557,20 +556,14 @@ def _python_cky(chart: np.ndarray, gold: Optional[np.ndarray] = None) -> Tuple[n
 
 
 def _decoder() -> Tuple[str, Callable[..., np.ndarray]]:
-    """``spacy_lal.decode.cky`` when it can be imported, else the test-only reference above.
-    Returns ``(name, decode)`` with ``decode(chart, gold=None) -> spans [2n-1, 3]``."""
-    if importlib.util.find_spec("spacy_lal.decode") is not None:
-        try:
-            decode = importlib.import_module("spacy_lal.decode")
-        except ImportError:  # being written (Cython extension not built yet)
-            decode = None
-        if decode is not None and hasattr(decode, "cky"):
-            def run(chart: np.ndarray, gold: Optional[np.ndarray] = None) -> np.ndarray:
-                gold32 = None if gold is None else gold.astype(np.int32)
-                return np.asarray(decode.cky(np.ascontiguousarray(chart, dtype=np.float32), gold32)[0])
+    """``spacy_lal.decode.cky`` as ``(name, decode)`` with ``decode(chart, gold=None) -> spans
+    [2n-1, 3]`` (the test-only reference above checks it)."""
 
-            return "spacy_lal.decode.cky", run
-    return "python reference", lambda chart, gold=None: _python_cky(chart, gold)[0]
+    def run(chart: np.ndarray, gold: Optional[np.ndarray] = None) -> np.ndarray:
+        gold32 = None if gold is None else gold.astype(np.int32)
+        return np.asarray(cky(np.ascontiguousarray(chart, dtype=np.float32), gold32)[0])
+
+    return "spacy_lal.decode.cky", run
 
 
 def test_python_cky_reference_is_exact() -> None:
@@ -616,13 +609,11 @@ def test_scores_agree_with_decoder_contract() -> None:
         rows = torch.tensor([[0, int(i), int(j), int(lab)] for i, j, lab in spans])
         score = tree_score(torch.from_numpy(chart), rows)
         cost = hamming_cost(rows, torch.from_numpy(gold))
-        # whichever decoder ran, its tree reaches the optimum of the loss-augmented objective
+        # the decoder's tree reaches the optimum of the loss-augmented objective
         assert float(score + cost) == pytest.approx(ref_aug_score, abs=1e-4), name
-        if name == "spacy_lal.decode.cky":
-            decode_mod = importlib.import_module("spacy_lal.decode")
-            result = decode_mod.cky(chart[0], gold[0].astype(np.int32))
-            assert float(result[1]) == pytest.approx(float(score), abs=1e-4)
-            assert int(result[2]) == int(cost)
+        result = cky(chart[0], gold[0].astype(np.int32))
+        assert float(result[1]) == pytest.approx(float(score), abs=1e-4)
+        assert int(result[2]) == int(cost)
 
 
 def _random_tree(n: int, n_labels: int, rng: random.Random) -> List[Tuple[int, int, int]]:

@@ -26,40 +26,32 @@ from spacy_lal.nn.spa_parsers import (
 )
 
 ATOL = 1e-5
-
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-# Five EWT-style sentences: words, heads (1-based, 0 = ROOT), UD labels; all projective.
-SENTENCES = [
-    ("Bush nominated Jenkins .".split(), [2, 0, 2, 2], ["nsubj", "root", "obj", "punct"]),
-    ("The cat sat on the mat .".split(), [2, 3, 0, 6, 6, 3, 3],
-     ["det", "nsubj", "root", "case", "det", "obl", "punct"]),
-    ("I love you .".split(), [2, 0, 2, 2], ["nsubj", "root", "obj", "punct"]),
-    ("What if Google morphed into GoogleOS ?".split(), [0, 4, 4, 1, 6, 4, 1],
-     ["root", "mark", "nsubj", "advcl", "case", "obl", "punct"]),
-    ("They wanted to leave early but could not .".split(), [2, 0, 4, 2, 4, 7, 2, 7, 2],
-     ["nsubj", "root", "mark", "xcomp", "advmod", "cc", "conj", "advmod", "punct"]),
-]
-LABELS = sorted({lab for _, _, labs in SENTENCES for lab in labs})
 D_IN = 16
 
 
-def batch(sentences=SENTENCES, seed: int = 0):
-    """Random vectors per word type (the same word gets the same vector), padded gold arrays."""
-    gen = torch.Generator().manual_seed(seed)
-    vocab = sorted({w for words, _, _ in sentences for w in words})
+@pytest.fixture(scope="module")
+def label_names(ewt_sentences):
+    """The UD labels of the EWT sentences, sorted."""
+    return sorted({lab for _, _, labs in ewt_sentences for lab in labs})
+
+
+@pytest.fixture(scope="module")
+def batch(ewt_sentences, label_names):
+    """The EWT sentences as a batch: random vectors per word type (the same word gets the same
+    vector), padded gold arrays: (tokens, lengths, heads, labels)."""
+    gen = torch.Generator().manual_seed(0)
+    vocab = sorted({w for words, _, _ in ewt_sentences for w in words})
     table = dict(zip(vocab, torch.randn(len(vocab), D_IN, generator=gen)))
-    B, T = len(sentences), max(len(s[0]) for s in sentences)
+    B, T = len(ewt_sentences), max(len(s[0]) for s in ewt_sentences)
     tokens = torch.zeros(B, T, D_IN)
     heads = torch.full((B, T + 1), -1, dtype=torch.long)
-    labels = torch.full((B, T + 1), -1, dtype=torch.long)
-    for b, (words, hs, labs) in enumerate(sentences):
+    label_ids = torch.full((B, T + 1), -1, dtype=torch.long)
+    for b, (words, hs, labs) in enumerate(ewt_sentences):
         tokens[b, :len(words)] = torch.stack([table[w] for w in words])
         heads[b, 1:len(words) + 1] = torch.tensor(hs)
-        labels[b, 1:len(words) + 1] = torch.tensor([LABELS.index(lab) for lab in labs])
-    lengths = torch.tensor([len(s[0]) for s in sentences])
-    return tokens, lengths, heads, labels
+        label_ids[b, 1:len(words) + 1] = torch.tensor([label_names.index(lab) for lab in labs])
+    lengths = torch.tensor([len(s[0]) for s in ewt_sentences])
+    return tokens, lengths, heads, label_ids
 
 
 def randomize(module: torch.nn.Module, seed: int = 0) -> None:
@@ -164,12 +156,12 @@ def test_transition_classifier_is_eq_4_6_and_loss_eq_7():
 
 @pytest.mark.parametrize("encoder", ENCODERS)
 @pytest.mark.parametrize("score", ["bilinear", "concat"])
-def test_padding_does_not_change_real_scores(encoder, score):
+def test_padding_does_not_change_real_scores(encoder, score, batch, label_names):
     torch.manual_seed(0)
-    model = SpaGraphParser(D_IN, len(LABELS), encoder=encoder, score=score, d_scan=8, d_rescan=6,
+    model = SpaGraphParser(D_IN, len(label_names), encoder=encoder, score=score, d_scan=8, d_rescan=6,
                            d_attention=5, d_score=5, d_label=4, n_tags=3, d_tag=4).eval()
     randomize(model)
-    tokens, lengths, _, _ = batch()
+    tokens, lengths, _, _ = batch
     tags = torch.randint(0, 3, tokens.shape[:2])
     full = model(tokens, lengths, tags)
     assert full.reprs.shape == (5, 10, model.encoder.d_out) and full.arc_scores.shape == (5, 10, 10)
@@ -185,10 +177,10 @@ def test_padding_does_not_change_real_scores(encoder, score):
     assert torch.allclose(model(noisy, lengths, tags).arc_scores, full.arc_scores, atol=ATOL)
 
 
-def test_encoder_sizes_and_errors():
+def test_encoder_sizes_and_errors(batch):
     sizes = {kind: SpaEncoder(D_IN, kind, d_scan=8, d_rescan=6).d_out for kind in ENCODERS}
     assert sizes == {"birnn": 16, "attention": 32, "tob": 28, "bot": 28}
-    tokens, lengths, _, _ = batch()
+    tokens, lengths, _, _ = batch
     enc = SpaEncoder(D_IN, "bot", d_scan=4, d_rescan=3, n_tags=3)
     with pytest.raises(ValueError, match="encoder must be one of"):
         SpaEncoder(D_IN, "gru")
@@ -223,10 +215,10 @@ def train(model, loss_fn, steps: int, lr: float = 0.02) -> None:
 
 
 @pytest.mark.parametrize("encoder, score", [(e, "bilinear") for e in ENCODERS] + [("bot", "concat")])
-def test_graph_parser_overfits_a_handful_of_sentences(encoder, score):
+def test_graph_parser_overfits_a_handful_of_sentences(encoder, score, batch, label_names):
     torch.manual_seed(0)
-    tokens, lengths, heads, labels = batch()
-    model = SpaGraphParser(D_IN, len(LABELS), encoder=encoder, score=score, d_scan=32, d_rescan=16,
+    tokens, lengths, heads, labels = batch
+    model = SpaGraphParser(D_IN, len(label_names), encoder=encoder, score=score, d_scan=32, d_rescan=16,
                            d_attention=16, d_score=32, d_label=32, word_dropout=0.0, tag_dropout=0.0)
     train(model, lambda: model.loss(tokens, lengths, heads, labels), steps=60)
     with torch.no_grad():
@@ -241,10 +233,10 @@ def test_graph_parser_overfits_a_handful_of_sentences(encoder, score):
 
 
 @pytest.mark.parametrize("encoder", ENCODERS)
-def test_transition_parser_overfits_a_handful_of_sentences(encoder):
+def test_transition_parser_overfits_a_handful_of_sentences(encoder, batch, label_names):
     torch.manual_seed(0)
-    tokens, lengths, heads, labels = batch()
-    system = ArcStandard(len(LABELS), root_label=LABELS.index("root"))
+    tokens, lengths, heads, labels = batch
+    system = ArcStandard(len(label_names), root_label=label_names.index("root"))
     oracle = arc_standard_oracle_batch(
         [heads[b, :n + 1].numpy() for b, n in enumerate(lengths.tolist())],
         [labels[b, :n + 1].numpy() for b, n in enumerate(lengths.tolist())], system)

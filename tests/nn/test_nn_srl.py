@@ -6,12 +6,11 @@ from __future__ import annotations
 import math
 
 import pytest
+import torch
 
-torch = pytest.importorskip("torch")
-
-from spacy_lal.nn.deepatt import DeepAtt, DeepAttConfig  # noqa: E402
-from spacy_lal.nn.embeddings import lengths_to_mask  # noqa: E402
-from spacy_lal.nn.predicates import (  # noqa: E402
+from spacy_lal.nn.deepatt import DeepAtt, DeepAttConfig
+from spacy_lal.nn.embeddings import lengths_to_mask
+from spacy_lal.nn.predicates import (
     PredicateIdentifier,
     SenseClassifier,
     expand_predicates,
@@ -20,7 +19,7 @@ from spacy_lal.nn.predicates import (  # noqa: E402
     predicate_indicator,
     predicate_rows,
 )
-from spacy_lal.nn.timing import TimingSignal, timing_signal  # noqa: E402
+from spacy_lal.nn.timing import TimingSignal, timing_signal
 
 SUBLAYERS = ["ffn", "rnn", "cnn"]
 D_IN = 12
@@ -40,15 +39,6 @@ def make_batch(lengths, d_in=D_IN, seed=0):
     return x, mask
 
 
-def lal_available() -> bool:
-    try:
-        import spacy_lal.nn.label_attention  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_lal = pytest.mark.skipif(not lal_available(), reason="spacy_lal.nn.label_attention not available")
 # Model variants: the three nonlinear sub-layers, and the LAL top layer (with and without its FFN).
 VARIANTS = [
     pytest.param(dict(sublayer="ffn"), id="ffn"),
@@ -56,10 +46,8 @@ VARIANTS = [
     pytest.param(dict(sublayer="cnn"), id="cnn"),
     pytest.param(dict(max_distance=2), id="distance"),
     pytest.param(dict(sentence_layers=1, max_distance=2), id="late-fusion"),
-    pytest.param(dict(top_layer="lal"), id="lal", marks=needs_lal),
-    pytest.param(
-        dict(top_layer="lal", lal_ffn=False, lal_n_heads=3, sublayer="rnn"), id="lal-noffn", marks=needs_lal
-    ),
+    pytest.param(dict(top_layer="lal"), id="lal"),
+    pytest.param(dict(top_layer="lal", lal_ffn=False, lal_n_heads=3, sublayer="rnn"), id="lal-noffn"),
 ]
 
 
@@ -436,7 +424,6 @@ def test_overfit_late_fusion():
     assert overfit(config) == (1.0, 1.0, 1.0)
 
 
-@needs_lal
 def test_lal_heads_default_to_labels():
     model = DeepAtt(D_IN, 7, tiny_config(top_layer="lal", lal_d_proj=4))
     assert model.top.n_heads == 7
@@ -445,7 +432,6 @@ def test_lal_heads_default_to_labels():
     assert model.top.n_heads == 5 and model.output.in_features == 20
 
 
-@needs_lal
 def test_overfit_lal_top_layer():
     config = tiny_config(d_model=32, d_ff=64, top_layer="lal", lal_dropout=0.0, **NO_DROPOUT)
     assert overfit(config) == (1.0, 1.0, 1.0)

@@ -12,56 +12,6 @@ from spacy_lal.extensions import set_frames
 from spacy_lal.pipeline.srl.predicates import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.units import Unit
 from spacy_lal.srl import FrameData
-from test_lal_parser import TINY_TOK2VEC, gradients_to_a_shared_tok2vec
-
-# (words, [(predicate, roleset, [(start, end, role), ...]), ...])
-SENTENCES = [
-    (
-        "The man who saw the dog left .".split(),
-        [
-            (3, "see.01", [(0, 2, "ARG0"), (2, 3, "R-ARG0"), (4, 6, "ARG1")]),
-            (6, "leave.01", [(0, 6, "ARG0")]),
-        ],
-    ),
-    (
-        "The results , he said , were good .".split(),
-        [
-            (4, "say.01", [(0, 2, "ARG1"), (3, 4, "ARG0"), (6, 8, "C-ARG1")]),
-            (6, "be.01", [(0, 2, "ARG1"), (7, 8, "ARG2")]),
-        ],
-    ),
-    (
-        "Mary borrowed a book from John yesterday .".split(),
-        [(1, "borrow.01", [(0, 1, "ARG0"), (2, 4, "ARG1"), (4, 6, "ARG2"), (6, 7, "ARGM-TMP")])],
-    ),
-    ("His decision surprised us .".split(), [(1, "decide.01", [(0, 1, "ARG0")]), (2, "surprise.01", [(0, 2, "ARG0"), (3, 4, "ARG1")])]),
-    ("Hello there !".split(), []),
-    ("He picked it up again .".split(), [(1, "pick_up.02", [(0, 1, "ARG0"), (2, 3, "ARG1"), (3, 4, "C-V"), (4, 5, "ARGM-TMP")])]),
-]
-
-
-TINY = {
-    "@architectures": "spacy-lal.SemanticRoleLabeler.v1",
-    "n_layers": 1,
-    "d_model": 32,
-    "n_heads": 2,
-    "d_ff": 64,
-    "d_mask": 8,
-    "dropout": 0.0,
-    "d_head_hidden": 32,
-    "max_length": 12,
-    "tok2vec": TINY_TOK2VEC,
-}
-
-
-def gold_doc(vocab, words, frames):
-    doc = Doc(vocab, words=words, sent_starts=[True] + [False] * (len(words) - 1))
-    set_frames(doc, [FrameData(p, sense, tuple(args)) for p, sense, args in frames])
-    return doc
-
-
-def make_examples(vocab):
-    return [Example(Doc(vocab, words=words), gold_doc(vocab, words, frames)) for words, frames in SENTENCES]
 
 
 def with_gold_predicates(examples):
@@ -72,32 +22,38 @@ def frames_of(doc):
     return [(f.predicate.i, f.sense, f.data.arguments) for f in doc._.srl]
 
 
-def expected_frames(vocab):
-    return [frames_of(eg.reference) for eg in make_examples(vocab)]
-
-
-def train(n_iter=120, model=TINY, **config):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("lal_srl", config={"model": model, **config})
-    examples = make_examples(nlp.vocab)
-    optimizer = nlp.initialize(lambda: examples)
-    optimizer.learn_rate = 0.005
-    for _ in range(n_iter):
-        nlp.update(examples, sgd=optimizer)
-    return nlp, examples
+def expected_frames(examples):
+    return [frames_of(eg.reference) for eg in examples]
 
 
 @pytest.fixture(scope="module")
-def trained():
-    return train()
+def train_srl(tiny_srl, srl_examples):
+    """``train_srl(n_iter=120, model=tiny_srl, **config)``: lal_srl trained on the SRL sentences."""
+
+    def train(n_iter=120, model=None, **config):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("lal_srl", config={"model": model or tiny_srl, **config})
+        examples = srl_examples(nlp.vocab)
+        optimizer = nlp.initialize(lambda: examples)
+        optimizer.learn_rate = 0.005
+        for _ in range(n_iter):
+            nlp.update(examples, sgd=optimizer)
+        return nlp, examples
+
+    return train
+
+
+@pytest.fixture(scope="module")
+def trained(train_srl):
+    return train_srl()
 
 
 def label(nlp, docs):
     return [frames_of(doc) for doc in nlp.pipe(docs)]
 
 
-def raw_docs(nlp):
-    return [Doc(nlp.vocab, words=words) for words, _ in SENTENCES]
+def raw_docs(nlp, examples):
+    return [Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples]
 
 
 @pytest.mark.parametrize("decoder", ["argmax", "viterbi", "unique_roles"])
@@ -106,7 +62,7 @@ def test_overfit_with_gold_predicates(trained, decoder):
     nlp.get_pipe("lal_srl").cfg["decoder"] = decoder
     try:
         gold = with_gold_predicates(examples)
-        assert label(nlp, [eg.predicted for eg in gold]) == expected_frames(nlp.vocab)
+        assert label(nlp, [eg.predicted for eg in gold]) == expected_frames(examples)
         scores = nlp.evaluate(gold)
     finally:
         nlp.get_pipe("lal_srl").cfg["decoder"] = "argmax"
@@ -121,9 +77,9 @@ def test_overfit_with_predicted_predicates(trained, decoder):
     srl.cfg.update(predicates="predicted", decoder=decoder)
     try:
         # Docs carrying other predicates are ignored in this mode.
-        docs = raw_docs(nlp)
+        docs = raw_docs(nlp, examples)
         set_frames(docs[2], [FrameData(0, None)])
-        assert label(nlp, docs) == expected_frames(nlp.vocab)
+        assert label(nlp, docs) == expected_frames(examples)
         scores = nlp.evaluate(examples)
     finally:
         srl.cfg.update(predicates="gold", decoder="argmax")
@@ -137,7 +93,7 @@ def test_chunked_forward_matches_one_pass(trained, predicates):
     nlp, examples = trained
     srl = nlp.get_pipe("lal_srl")
     model = srl.model
-    docs = [eg.predicted for eg in with_gold_predicates(examples)] if predicates == "gold" else raw_docs(nlp)
+    docs = [eg.predicted for eg in with_gold_predicates(examples)] if predicates == "gold" else raw_docs(nlp, examples)
     srl.cfg["predicates"] = predicates
     cells = model.attrs["max_chart_cells"]
     try:
@@ -157,20 +113,20 @@ def test_chunked_forward_matches_one_pass(trained, predicates):
 
 
 def test_gold_mode_without_frames_identifies_predicates(trained):
-    nlp, _ = trained
-    assert label(nlp, raw_docs(nlp)) == expected_frames(nlp.vocab)
+    nlp, examples = trained
+    assert label(nlp, raw_docs(nlp, examples)) == expected_frames(examples)
 
 
 def test_gold_mode_respects_docs_marked_as_having_no_predicates(trained):
     """Gold-predicate evaluation: a sentence given no predicates must not get predicted ones."""
-    nlp, _ = trained
-    docs = raw_docs(nlp)
+    nlp, examples = trained
+    docs = raw_docs(nlp, examples)
     mark_predicates(docs[2], [])        # "Mary borrowed ...": told it has none
     mark_predicates(docs[0], [6])       # only "left" of "The man who saw the dog left ."
     labelled = list(nlp.pipe(docs))
     assert labelled[2]._.srl == [] and labelled[2].user_data[PREDICATES_GIVEN]
     assert [frame.predicate.i for frame in labelled[0]._.srl] == [6]
-    assert frames_of(labelled[3]) == expected_frames(nlp.vocab)[3]   # unmarked: identified
+    assert frames_of(labelled[3]) == expected_frames(examples)[3]   # unmarked: identified
     restored = Doc(nlp.vocab).from_bytes(docs[2].to_bytes())
     assert restored.user_data[PREDICATES_GIVEN]
 
@@ -185,30 +141,30 @@ def test_label_data_and_senses(trained):
     assert data["sense_lemmas"]["decision"] == "decide" and data["sense_lemmas"]["picked"] == "pick_up"
 
 
-def test_round_trips_give_identical_frames(trained, tmp_path):
-    nlp, _ = trained
-    expected = label(nlp, raw_docs(nlp))
+def test_round_trips_give_identical_frames(trained, tmp_path, tiny_srl):
+    nlp, examples = trained
+    expected = label(nlp, raw_docs(nlp, examples))
     from_bytes = spacy.blank("en")
-    from_bytes.add_pipe("lal_srl", config={"model": TINY})
+    from_bytes.add_pipe("lal_srl", config={"model": tiny_srl})
     from_bytes.from_bytes(nlp.to_bytes())
-    assert label(from_bytes, raw_docs(from_bytes)) == expected
+    assert label(from_bytes, raw_docs(from_bytes, examples)) == expected
     nlp.to_disk(tmp_path / "pipeline")
     loaded = spacy.load(tmp_path / "pipeline")
-    assert label(loaded, raw_docs(loaded)) == expected
+    assert label(loaded, raw_docs(loaded, examples)) == expected
     unpickled = pickle.loads(pickle.dumps(nlp))
-    assert label(unpickled, raw_docs(unpickled)) == expected
+    assert label(unpickled, raw_docs(unpickled, examples)) == expected
 
 
-def test_n_process(trained):
+def test_n_process(trained, srl_sentences):
     nlp, _ = trained
-    texts = [" ".join(words) for words, _ in SENTENCES] * 2
+    texts = [" ".join(words) for words, _ in srl_sentences] * 2
     serial = [frames_of(d) for d in nlp.pipe(texts)]
     parallel = [frames_of(d) for d in nlp.pipe(texts, n_process=2, batch_size=3)]
     assert parallel == serial
     assert any(serial)
 
 
-def test_awkward_input(trained, caplog):
+def test_awkward_input(trained, caplog, srl_sentences):
     nlp, _ = trained
     assert nlp("")._.srl == []
     assert nlp("Hello there !")._.srl == []
@@ -225,7 +181,7 @@ def test_awkward_input(trained, caplog):
     tags = [srl.labels.index(tag) for tag in ["B-ARG0", "B-V", "B-ARG1", "I-ARG1", "O", "O", "O", "O"]]
     assert srl._frame(spaced, unit, 1, tags, None) == FrameData(1, None, ((0, 1, "ARG0"), (2, 5, "ARG1")))
     # A sentence longer than max_length (12) is labelled in pieces, arguments within the piece.
-    words = SENTENCES[2][0] * 4
+    words = srl_sentences[2][0] * 4
     long_doc = Doc(nlp.vocab, words=words)
     set_frames(long_doc, [FrameData(p, None) for p in (1, 9, 17, 25)])
     with caplog.at_level(logging.WARNING, logger="spacy_lal"):
@@ -238,14 +194,14 @@ def test_awkward_input(trained, caplog):
         assert all(12 * piece <= span.start and span.end <= 12 * (piece + 1) for span in frame.arguments)
 
 
-def test_pos_predicates_and_zero_row_batches(trained):
+def test_pos_predicates_and_zero_row_batches(trained, srl_sentences):
     nlp, _ = trained
     srl = nlp.get_pipe("lal_srl")
     srl.cfg["predicates"] = "pos"
     try:
         # No tagger: no token is a VERB, so the batch has units but no rows.
         assert [frames_of(d) for d in nlp.pipe(["Mary borrowed a book .", "Hello there !"])] == [[], []]
-        doc = Doc(nlp.vocab, words=SENTENCES[2][0], tags=["NNP", "VBD", "DT", "NN", "IN", "NNP", "NN", "."])
+        doc = Doc(nlp.vocab, words=srl_sentences[2][0], tags=["NNP", "VBD", "DT", "NN", "IN", "NNP", "NN", "."])
         assert [f.predicate.i for f in nlp(doc)._.srl] == [1]
     finally:
         srl.cfg["predicates"] = "gold"
@@ -265,10 +221,10 @@ def test_export_and_srl_eval(trained, tmp_path):
     assert result.overall.f1 == 1.0
 
 
-def test_unknown_roles_are_skipped_with_a_warning(trained, caplog):
+def test_unknown_roles_are_skipped_with_a_warning(trained, caplog, srl_gold_doc):
     nlp, _ = trained
     words = "Mary left quickly .".split()
-    eg = Example(Doc(nlp.vocab, words=words), gold_doc(nlp.vocab, words, [(1, "leave.01", [(0, 1, "ARG0"), (2, 3, "ARGM-NEW")])]))
+    eg = Example(Doc(nlp.vocab, words=words), srl_gold_doc(nlp.vocab, words, [(1, "leave.01", [(0, 1, "ARG0"), (2, 3, "ARGM-NEW")])]))
     copy = pickle.loads(pickle.dumps(nlp))
     with caplog.at_level(logging.WARNING, logger="spacy_lal"):
         losses = copy.update([eg])
@@ -276,20 +232,20 @@ def test_unknown_roles_are_skipped_with_a_warning(trained, caplog):
     assert losses["lal_srl"] > 0
 
 
-def test_initialize_without_frames_is_a_clear_error():
+def test_initialize_without_frames_is_a_clear_error(tiny_srl):
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_srl", config={"model": TINY})
+    nlp.add_pipe("lal_srl", config={"model": tiny_srl})
     eg = Example(Doc(nlp.vocab, words=["a", "b"]), Doc(nlp.vocab, words=["a", "b"]))
     with pytest.raises(ValueError, match="has SRL frames"):
         nlp.initialize(lambda: [eg])
 
 
-def test_bad_settings_are_clear_errors():
+def test_bad_settings_are_clear_errors(tiny_srl):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="predicates must be one of"):
-        nlp.add_pipe("lal_srl", config={"model": TINY, "predicates": "oracle"})
+        nlp.add_pipe("lal_srl", config={"model": tiny_srl, "predicates": "oracle"})
     with pytest.raises(ValueError, match="decoder must be one of"):
-        nlp.add_pipe("lal_srl", name="other", config={"model": TINY, "decoder": "beam"})
+        nlp.add_pipe("lal_srl", name="other", config={"model": tiny_srl, "decoder": "beam"})
 
 
 @pytest.mark.parametrize(
@@ -302,15 +258,15 @@ def test_bad_settings_are_clear_errors():
         {"n_layers": 2, "sentence_layers": 1},
     ],
 )
-def test_variants_train_and_predict(overrides):
-    nlp, examples = train(n_iter=2, model={**TINY, **overrides})
+def test_variants_train_and_predict(overrides, tiny_srl, train_srl):
+    nlp, examples = train_srl(n_iter=2, model={**tiny_srl, **overrides})
     assert len(label(nlp, [eg.predicted for eg in with_gold_predicates(examples)])) == len(examples)
 
 
-def test_paper_preset():
+def test_paper_preset(tiny_srl):
     from spacy_lal.nn.deepatt import DeepAttConfig
 
-    model = spacy.util.registry.resolve({"m": {**TINY, "n_layers": None, "d_model": None, "n_heads": None, "d_ff": None, "d_mask": None, "preset": "paper"}})["m"]
+    model = spacy.util.registry.resolve({"m": {**tiny_srl, "n_layers": None, "d_model": None, "n_heads": None, "d_ff": None, "d_mask": None, "preset": "paper"}})["m"]
     config = DeepAttConfig(**model.attrs["deepatt"])
     assert (config.n_layers, config.d_model, config.n_heads, config.d_ff) == (10, 200, 8, 800)
 
@@ -335,9 +291,9 @@ def test_load_obeys_the_configs_settings(trained, tmp_path):
     assert srl.labels == nlp.get_pipe("lal_srl").labels   # the learned part still comes from disk
 
 
-def test_missing_lemmatizer_is_warned_once(trained, caplog):
+def test_missing_lemmatizer_is_warned_once(trained, caplog, srl_sentences):
     """Without lemmas rolesets are built on word forms: said once, naming the lemmatizer."""
-    nlp, _ = trained
+    nlp, examples = trained
     srl = nlp.get_pipe("lal_srl")
     srl._warned_no_lemmas = False
 
@@ -347,34 +303,36 @@ def test_missing_lemmatizer_is_warned_once(trained, caplog):
             list(nlp.pipe(docs))
         return [r.getMessage() for r in caplog.records if "lemmatizer" in r.getMessage()]
 
-    lemmatized = [Doc(nlp.vocab, words=words, lemmas=[w.lower() for w in words]) for words, _ in SENTENCES]
+    lemmatized = [Doc(nlp.vocab, words=words, lemmas=[w.lower() for w in words]) for words, _ in srl_sentences]
     assert warnings_of(lemmatized) == []
-    first = warnings_of(raw_docs(nlp))
+    first = warnings_of(raw_docs(nlp, examples))
     assert len(first) == 1 and first[0].startswith("lal_srl: predicates without a lemma")
-    assert warnings_of(raw_docs(nlp)) == []  # once, not at every call
+    assert warnings_of(raw_docs(nlp, examples)) == []  # once, not at every call
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "balanced_sum"])
-def test_a_summed_loss_reaches_a_shared_tok2vec_at_the_taggers_scale(reduction):
+def test_a_summed_loss_reaches_a_shared_tok2vec_at_the_taggers_scale(
+    reduction, gradients_to_a_shared_tok2vec, srl_examples, tiny_srl
+):
     """Listening to a tok2vec it shares with spaCy's tagger (unnormalised per-token gradients),
     the labeller must send gradients of the same order: with its mean losses they arrive a batch's
     worth of targets weaker, and the shared encoder learns to tag, not to label roles."""
     def examples_of(nlp):
-        examples = make_examples(nlp.vocab) * 5  # a batch of 30 sentences, as in training
+        examples = srl_examples(nlp.vocab) * 5  # a batch of 30 sentences, as in training
         for eg in examples:
             for token, tag in zip(eg.reference, ("DT", "NN", "VB")):
                 token.tag_ = tag
         return examples
 
-    squared_norms = gradients_to_a_shared_tok2vec("lal_srl", {**TINY, "loss_reduction": reduction}, examples_of)
+    squared_norms = gradients_to_a_shared_tok2vec("lal_srl", {**tiny_srl, "loss_reduction": reduction}, examples_of)
     ratio = squared_norms["lal_srl"] / squared_norms["tagger"]
     assert ratio > 0.2 if reduction != "mean" else ratio < 0.05
 
 
-def test_a_balanced_sum_is_the_mean_loss_times_the_role_targets():
+def test_a_balanced_sum_is_the_mean_loss_times_the_role_targets(train_srl):
     """The losses keep the mean's balance (so the sense head is not drowned by ~25 role targets
     per sense target) at the role sum's scale. Untrained, so that no loss is near zero."""
-    nlp, examples = train(n_iter=0)
+    nlp, examples = train_srl(n_iter=0)
     srl = nlp.get_pipe("lal_srl")
     adapter = srl.torch_module
     docs = [eg.predicted for eg in with_gold_predicates(examples)]
@@ -393,6 +351,6 @@ def test_a_balanced_sum_is_the_mean_loss_times_the_role_targets():
     assert losses["balanced_sum"] != pytest.approx(losses["sum"], rel=1e-2)
 
 
-def test_loss_reduction_is_checked():
+def test_loss_reduction_is_checked(tiny_srl):
     with pytest.raises(ValueError, match="loss_reduction must be"):
-        spacy.util.registry.resolve({"m": {**TINY, "loss_reduction": "max"}})
+        spacy.util.registry.resolve({"m": {**tiny_srl, "loss_reduction": "max"}})

@@ -11,7 +11,7 @@ from spacy_lal.scoring.evalb import score_tree_files
 from spacy_lal.scoring.srl_eval import score_props_files
 from spacy_lal.scoring.ud import score_conllu_files
 
-ASSETS = Path(__file__).parents[1] / ".." / "shared" / "assets"
+ASSETS = Path(__file__).parents[2] / ".." / "shared" / "assets"
 
 
 @pytest.mark.slow

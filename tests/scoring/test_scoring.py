@@ -22,8 +22,8 @@ from spacy_lal.scoring.srl_eval import (
 from spacy_lal.scoring.ud import UDError, parse_conllu, score_ud
 from spacy_lal.tree import read_trees
 
-DATA = Path(__file__).parent / "data" / "scoring"
-ROOT = Path(__file__).parent.parent
+DATA = Path(__file__).parents[1] / "data" / "scoring"
+ROOT = Path(__file__).parents[2]
 
 
 def run_evalb(gold: str, test: str, params: EvalbParams = COLLINS):
@@ -379,7 +379,8 @@ def test_srl_nested_brackets_and_errors():
 
 @pytest.fixture
 def nlp():
-    spacy = pytest.importorskip("spacy")
+    import spacy
+
     import spacy_lal.scoring.spacy_scorers  # noqa: F401  (registers the scorers)
 
     return spacy.blank("en")

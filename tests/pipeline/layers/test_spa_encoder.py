@@ -9,27 +9,25 @@ from thinc.api import Config
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.nn.spa_encoder import SpaEncoder
-from test_lal_parser import TINY, TINY_TOK2VEC, make_examples, parse_words
 
-SPA_TOK2VEC = {
-    "@architectures": "spacy-lal.SentenceTok2Vec.v1",
-    "embed": TINY_TOK2VEC["embed"],
-    "encode": {
-        "@architectures": "spacy-lal.SpaEncoder.v1",
-        "width": 32,
-        "encoder": "bot",
-        "d_scan": 24,
-        "d_rescan": 16,
-        "dropout": 0.0,
-    },
+SPA_ENCODER = {
+    "@architectures": "spacy-lal.SpaEncoder.v1",
+    "width": 32,
+    "encoder": "bot",
+    "d_scan": 24,
+    "d_rescan": 16,
+    "dropout": 0.0,
 }
 
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
+@pytest.fixture(scope="module")
+def spa_tok2vec(tiny_tok2vec):
+    """The tiny tok2vec's embedding, encoded by SCAN + RESCAN."""
+    return {"@architectures": "spacy-lal.SentenceTok2Vec.v1", "embed": tiny_tok2vec["embed"], "encode": SPA_ENCODER}
 
 
 def build_encoder(**settings):
-    config = Config({"encode": {**SPA_TOK2VEC["encode"], **settings}})
+    config = Config({"encode": {**SPA_ENCODER, **settings}})
     return spacy.util.registry.resolve(config)["encode"]
 
 
@@ -67,12 +65,12 @@ def test_bad_settings_are_clear_errors():
 
 
 @pytest.mark.parametrize("factory", ["lal_dependency_parser", "lal_parser"])
-def test_parsers_overfit_on_the_spa_encoder(factory):
+def test_parsers_overfit_on_the_spa_encoder(factory, parse_words, parser_examples, spa_tok2vec, tiny_parser):
     """SCAN + RESCAN as the encoder below the biaffine scorers and the Label Attention Layer
     (no self-attention layers of the parser's own)."""
     nlp = spacy.blank("en")
-    nlp.add_pipe(factory, config={"model": {**TINY, "n_layers": 0, "tok2vec": SPA_TOK2VEC}})
-    examples = make_examples(nlp)
+    nlp.add_pipe(factory, config={"model": {**tiny_parser, "n_layers": 0, "tok2vec": spa_tok2vec}})
+    examples = parser_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     optimizer.learn_rate = 0.003
     for _ in range(150):

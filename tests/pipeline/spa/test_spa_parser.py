@@ -14,14 +14,12 @@ from thinc.api import Config
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.corpora.conllu import read_conllu
-from test_lal_parser import TINY_TOK2VEC, parse_words
-from test_nn_spa import SENTENCES
 
-EWT_SAMPLE = Path(__file__).parent / "data" / "corpora" / "sample.conllu"  # four EWT sentences
+EWT_SAMPLE = Path(__file__).parents[2] / "data" / "corpora" / "sample.conllu"  # four EWT sentences
 
-TINY = {
+# The tiny model's settings, on the tiny tok2vec (the tiny_spa fixture).
+SPA = {
     "@architectures": "spacy-lal.SpaDependencyParser.v1",
-    "tok2vec": TINY_TOK2VEC,
     "encoder": "bot",
     "d_scan": 32,
     "d_rescan": 32,
@@ -32,32 +30,46 @@ TINY = {
 }
 
 
-pytestmark = pytest.mark.usefixtures("one_torch_thread")
+@pytest.fixture(scope="module")
+def tiny_spa(tiny_tok2vec):
+    return {**SPA, "tok2vec": tiny_tok2vec}
 
 
-def ewt_examples(nlp):
-    """Nine EWT sentences: the SPA module tests' five and the CoNLL-U sample's four."""
-    references = [
-        Doc(nlp.vocab, words=words, heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)], deps=deps)
-        for words, heads, deps in SENTENCES
-    ]
-    references += list(read_conllu(EWT_SAMPLE, nlp.vocab))
-    return [Example(Doc(nlp.vocab, words=[t.text for t in ref]), ref) for ref in references]
+@pytest.fixture(scope="module")
+def ewt_examples(ewt_sentences):
+    """``ewt_examples(nlp)``: nine EWT sentences, the five of ``ewt_sentences`` and the CoNLL-U
+    sample's four."""
+
+    def ewt_examples(nlp):
+        references = [
+            Doc(nlp.vocab, words=words, heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)], deps=deps)
+            for words, heads, deps in ewt_sentences
+        ]
+        references += list(read_conllu(EWT_SAMPLE, nlp.vocab))
+        return [Example(Doc(nlp.vocab, words=[t.text for t in ref]), ref) for ref in references]
+
+    return ewt_examples
 
 
-def train(parsing: str, n_iter: int = 80, **settings):
-    nlp = spacy.blank("en")
-    nlp.add_pipe("lal_spa_parser", config={"model": {**TINY, "parsing": parsing}, **settings})
-    examples = ewt_examples(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    optimizer.learn_rate = 0.005
-    for _ in range(n_iter):
-        nlp.update(examples, sgd=optimizer)
-    return nlp, examples
+@pytest.fixture(scope="module")
+def train(tiny_spa, ewt_examples):
+    """``train(parsing, n_iter=80, **settings)``: lal_spa_parser overfitted on the EWT sentences."""
+
+    def train(parsing: str, n_iter: int = 80, **settings):
+        nlp = spacy.blank("en")
+        nlp.add_pipe("lal_spa_parser", config={"model": {**tiny_spa, "parsing": parsing}, **settings})
+        examples = ewt_examples(nlp)
+        optimizer = nlp.initialize(lambda: examples)
+        optimizer.learn_rate = 0.005
+        for _ in range(n_iter):
+            nlp.update(examples, sgd=optimizer)
+        return nlp, examples
+
+    return train
 
 
 @pytest.fixture(scope="module", params=["graph", "transition"])
-def trained(request):
+def trained(request, train):
     return train(request.param)
 
 
@@ -65,7 +77,7 @@ def dependencies(docs):
     return [[(t.head.i, t.dep_) for t in doc] for doc in docs]
 
 
-def test_overfits_ewt_sentences(trained):
+def test_overfits_ewt_sentences(trained, parse_words):
     nlp, examples = trained
     parsed = parse_words(nlp, examples)
     assert dependencies(parsed) == dependencies(eg.reference for eg in examples)
@@ -73,10 +85,10 @@ def test_overfits_ewt_sentences(trained):
     assert scores["dep_uas"] == 1.0 and scores["dep_las"] == 1.0
 
 
-def test_round_trips_give_identical_parses(trained, tmp_path):
+def test_round_trips_give_identical_parses(trained, tmp_path, parse_words, tiny_spa):
     nlp, examples = trained
     expected = dependencies(parse_words(nlp, examples))
-    config = {"model": {**TINY, "parsing": nlp.get_pipe("lal_spa_parser").model.attrs["spa_config"]["parsing"]}}
+    config = {"model": {**tiny_spa, "parsing": nlp.get_pipe("lal_spa_parser").model.attrs["spa_config"]["parsing"]}}
     from_bytes = spacy.blank("en")
     from_bytes.add_pipe("lal_spa_parser", config=config)
     from_bytes.from_bytes(nlp.to_bytes())
@@ -138,7 +150,7 @@ def test_chunked_forward_matches_one_pass(trained):
     assert loss_chunked == pytest.approx(loss_one, rel=1e-4, abs=1e-6)
 
 
-def test_graph_decoders_give_trees():
+def test_graph_decoders_give_trees(parse_words, train):
     nlp, examples = train("graph", n_iter=2)
     parser = nlp.get_pipe("lal_spa_parser")
     for decoder in ("eisner", "mst"):
@@ -157,9 +169,9 @@ NONPROJECTIVE = (
 
 
 @pytest.mark.parametrize("policy", ["projectivize", "skip"])
-def test_nonprojective_policy(policy, caplog):
+def test_nonprojective_policy(policy, caplog, ewt_examples, tiny_spa):
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_spa_parser", config={"model": {**TINY, "parsing": "transition"}, "non_projective": policy})
+    nlp.add_pipe("lal_spa_parser", config={"model": {**tiny_spa, "parsing": "transition"}, "non_projective": policy})
     words, heads, deps = NONPROJECTIVE
     reference = Doc(nlp.vocab, words=words, heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)], deps=deps)
     examples = ewt_examples(nlp)[:2] + [Example(Doc(nlp.vocab, words=words), reference)]
@@ -183,26 +195,26 @@ def test_uninitialized_component_is_a_clear_error():
 
 
 @pytest.mark.parametrize(
-    "config,message",
+    "model,settings,message",
     [
-        ({"model": {**TINY, "encoder": "lstm"}}, "encoder must be one of"),
-        ({"model": {**TINY, "parsing": "beam"}}, "parsing must be one of"),
-        ({"model": {**TINY, "score": "dot"}}, "score must be one of"),
-        ({"model": {**TINY, "d_scan": 0}}, "d_scan must be a positive int"),
-        ({"model": {**TINY, "dropout": 1.5}}, "dropout must be in"),
-        ({"model": {**TINY, "parsing": "transition"}, "decoder": "mst"}, "decoder must be one of"),
-        ({"model": TINY, "decoder": "greedy"}, "decoder must be one of"),
-        ({"model": {**TINY, "parsing": "transition"}, "non_projective": "lift"}, "non_projective must be one of"),
+        ({"encoder": "lstm"}, {}, "encoder must be one of"),
+        ({"parsing": "beam"}, {}, "parsing must be one of"),
+        ({"score": "dot"}, {}, "score must be one of"),
+        ({"d_scan": 0}, {}, "d_scan must be a positive int"),
+        ({"dropout": 1.5}, {}, "dropout must be in"),
+        ({"parsing": "transition"}, {"decoder": "mst"}, "decoder must be one of"),
+        ({}, {"decoder": "greedy"}, "decoder must be one of"),
+        ({"parsing": "transition"}, {"non_projective": "lift"}, "non_projective must be one of"),
     ],
 )
-def test_bad_settings_are_clear_errors(config, message):
+def test_bad_settings_are_clear_errors(tiny_spa, model, settings, message):
     with pytest.raises(ValueError, match=message):
-        spacy.blank("en").add_pipe("lal_spa_parser", config=config)
+        spacy.blank("en").add_pipe("lal_spa_parser", config={"model": {**tiny_spa, **model}, **settings})
 
 
-def test_initialize_without_heads_is_a_clear_error():
+def test_initialize_without_heads_is_a_clear_error(tiny_spa):
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_spa_parser", config={"model": TINY})
+    nlp.add_pipe("lal_spa_parser", config={"model": tiny_spa})
     with pytest.raises(ValueError, match="has dependency heads"):
         nlp.initialize(lambda: [Example(Doc(nlp.vocab, words=["a", "b"]), Doc(nlp.vocab, words=["a", "b"]))])
 
@@ -283,7 +295,7 @@ progress_bar = false
 """
 
 
-def test_spacy_train_with_tag_embeddings(tmp_path):
+def test_spacy_train_with_tag_embeddings(tmp_path, ewt_examples):
     """`spacy train` on a tiny config: tagger -> tag embeddings -> transition-based ToB-SPA."""
     from spacy.cli.train import train as spacy_train
 

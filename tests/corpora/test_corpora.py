@@ -31,9 +31,9 @@ from spacy_lal.scoring.srl_eval import SrlResult, read_props, score_props_files,
 from spacy_lal.srl import FrameData
 from spacy_lal.tree import TreeFormatError
 
-DATA = Path(__file__).parent / "data" / "corpora"
+DATA = Path(__file__).parents[1] / "data" / "corpora"
 EWT = DATA / "ewt"
-ASSETS = Path(__file__).parents[1] / ".." / "shared" / "assets"
+ASSETS = Path(__file__).parents[2] / ".." / "shared" / "assets"
 
 
 @pytest.fixture(scope="module")
@@ -386,6 +386,7 @@ def perturb(docs: List[Doc], seed: int = 0) -> List[Doc]:
     return out
 
 
+@pytest.mark.slow  # the whole EWT test split
 def test_conll05_export_scores_as_srl_eval_on_ewt_test(ewt_test, tmp_path):
     """Gold EWT test exported and scored with the srl-eval.pl-equal scorer: 100 against itself,
     and on perturbed predictions exactly what the project's own scorer gives from the Docs."""

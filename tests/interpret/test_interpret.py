@@ -5,7 +5,6 @@ import numpy
 import pytest
 import spacy
 from spacy.tokens import Doc
-from test_lal_parser import SENTENCES, TINY, make_examples, train
 
 from spacy_lal.interpret import (
     BOUNDARY_NAMES,
@@ -18,13 +17,19 @@ from spacy_lal.nn.span import head_contributions
 from spacy_lal.tree import Tree
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
-WORDS = [Tree.from_string(bracketed).normalize().words() for bracketed, _, _ in SENTENCES]
 
 
 @pytest.fixture(scope="module")
-def trained():
-    nlp, _ = train("lal_parser")
+def trained(trained_parser):
+    """The tiny lal_parser overfitted on the parser sentences (trained once per run, in conftest)."""
+    nlp, _ = trained_parser
     return nlp
+
+
+@pytest.fixture(scope="module")
+def sentence_words(parser_sentences):
+    """The words of each parser sentence."""
+    return [Tree.from_string(bracketed).normalize().words() for bracketed, _, _ in parser_sentences]
 
 
 def doc_of(nlp, *sentences):
@@ -45,11 +50,11 @@ def texts(svg):
     return root, ["".join(node.itertext()) for node in root.iter(f"{SVG_NS}text")]
 
 
-def test_attention_is_a_softmax_over_each_sentence_without_padding(trained):
+def test_attention_is_a_softmax_over_each_sentence_without_padding(trained, sentence_words):
     # Sentences of 1 to 7 words in one Doc: one padded batch, so padding is there to leak.
-    doc = trained(doc_of(trained, *WORDS))
+    doc = trained(doc_of(trained, *sentence_words))
     explanations = explain(trained, doc)
-    assert [e.words for e in explanations] == [tuple(words) for words in WORDS]
+    assert [e.words for e in explanations] == [tuple(words) for words in sentence_words]
     n_heads = len(trained.get_pipe("lal_parser").span_labels)
     for e, sent in zip(explanations, doc.sents):
         assert (e.start, e.end, e.text) == (sent.start, sent.end, sent.text)
@@ -68,13 +73,13 @@ def test_heads_are_numbered_one_per_label(trained):
     assert e.heads == tuple(f"head {k}" for k in range(len(labels)))
 
 
-def test_spans_are_the_predicted_tree_with_contributions(trained):
-    doc = trained(doc_of(trained, *WORDS))
+def test_spans_are_the_predicted_tree_with_contributions(trained, sentence_words):
+    doc = trained(doc_of(trained, *sentence_words))
     explanations = explain(trained, doc)
     for e, sent, tree in zip(explanations, doc.sents, doc._.trees):
         assert [(s.start - sent.start, s.end - sent.start, s.labels) for s in e.spans] == tree.to_spans()
         assert e.spans and all(s.in_tree for s in e.spans)
-        assert not e.contributions_exact  # TINY keeps the feed-forward layer after the LAL
+        assert not e.contributions_exact  # the tiny parser keeps the feed-forward layer after the LAL
         for s in e.spans:
             assert doc[s.start : s.end]._.labels == s.labels and s.text == doc[s.start : s.end].text
             assert s.contributions.shape == (len(e.heads),)
@@ -89,14 +94,14 @@ def test_spans_are_the_predicted_tree_with_contributions(trained):
     assert set(counts) == {"::".join(s.labels) for s in labelled}
 
 
-def test_parsing_is_unchanged_and_no_hook_is_left(trained):
-    docs = [doc_of(trained, words) for words in WORDS]
+def test_parsing_is_unchanged_and_no_hook_is_left(trained, sentence_words):
+    docs = [doc_of(trained, words) for words in sentence_words]
 
     def parses():
         return [(d._.tree.to_string(), [(t.head.i, t.dep_) for t in d]) for d in trained.pipe(docs)]
 
     before = parses()
-    parsed = trained(doc_of(trained, *WORDS))
+    parsed = trained(doc_of(trained, *sentence_words))
     stored = parsed._.tree.to_string()
     explain(trained, parsed)
     assert parsed._.tree.to_string() == stored
@@ -105,8 +110,9 @@ def test_parsing_is_unchanged_and_no_hook_is_left(trained):
     assert not any(module._forward_hooks for module in model.modules())
 
 
-def test_chunked_forward_passes_give_the_same_explanations(trained):
-    doc = trained(doc_of(trained, WORDS[0], WORDS[3], WORDS[1], WORDS[4]))  # not sorted by length
+def test_chunked_forward_passes_give_the_same_explanations(trained, sentence_words):
+    words = sentence_words
+    doc = trained(doc_of(trained, words[0], words[3], words[1], words[4]))  # not sorted by length
     model = trained.get_pipe("lal_parser").model
     one_pass = explain(trained, doc)
     cells = model.attrs["max_chart_cells"]
@@ -123,8 +129,8 @@ def test_chunked_forward_passes_give_the_same_explanations(trained):
             numpy.testing.assert_allclose(x.contributions, y.contributions, atol=1e-5)
 
 
-def test_a_span_explains_the_sentences_it_overlaps(trained):
-    doc = trained(doc_of(trained, WORDS[1], WORDS[2], WORDS[0]))
+def test_a_span_explains_the_sentences_it_overlaps(trained, sentence_words):
+    doc = trained(doc_of(trained, sentence_words[1], sentence_words[2], sentence_words[0]))
     sents = list(doc.sents)
     assert [e.start for e in explain(trained, sents[1])] == [sents[1].start]
     assert [e.start for e in explain(trained, doc[sents[1].end - 1 : sents[2].start + 1])] == [
@@ -150,8 +156,8 @@ def test_whitespace_sentences_and_empty_docs(trained):
     assert (e.spans[0].start, e.spans[0].end) == (0, 8)
 
 
-def test_spans_asked_for(trained):
-    doc = trained(doc_of(trained, WORDS[0], WORDS[1]))  # The cat sat on the mat . | Dogs bark .
+def test_spans_asked_for(trained, sentence_words):
+    doc = trained(doc_of(trained, sentence_words[0], sentence_words[1]))  # The cat sat on the mat . | Dogs bark .
     e, second = explain(trained, doc, spans=[doc[0:2], (1, 3)])
     assert second.spans == ()  # only the spans asked for
     np_span, other = e.spans
@@ -212,25 +218,27 @@ def test_contributions_bar_chart_svg(trained):
         plot_contributions(e, root_span, top_k=-1)
 
 
-def test_clear_errors():
+def test_clear_errors(tiny_parser):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="no label-attention parser"):
         explain(nlp, "Dogs bark .")
-    nlp.add_pipe("lal_parser", config={"model": TINY})
+    nlp.add_pipe("lal_parser", config={"model": tiny_parser})
     with pytest.raises(ValueError, match="not initialized"):
         explain(nlp, Doc(nlp.vocab, words=["Dogs", "bark"]))
     with pytest.raises(ValueError, match="no label-attention parser 'parser'"):
         explain(nlp, "Dogs bark .", component="parser")
 
 
-def test_without_the_feed_forward_layer_contributions_are_those_of_the_scored_span_vectors():
+def test_without_the_feed_forward_layer_contributions_are_those_of_the_scored_span_vectors(
+    parser_examples, sentence_words, tiny_parser
+):
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_parser", config={"model": {**TINY, "lal_ffn": False}})
-    examples = make_examples(nlp)
+    nlp.add_pipe("lal_parser", config={"model": {**tiny_parser, "lal_ffn": False}})
+    examples = parser_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     for _ in range(5):
         nlp.update(examples, sgd=optimizer)
-    doc = nlp(doc_of(nlp, WORDS[0]))
+    doc = nlp(doc_of(nlp, sentence_words[0]))
     model = torch_model(nlp)
     outputs = []
     handle = model.register_forward_hook(lambda module, args, output: outputs.append(output))
@@ -248,13 +256,13 @@ def test_without_the_feed_forward_layer_contributions_are_those_of_the_scored_sp
         numpy.testing.assert_allclose(s.contributions, expected, rtol=1e-4, atol=1e-6)
 
 
-def test_dependency_parser_heads_attend_but_there_is_no_tree():
+def test_dependency_parser_heads_attend_but_there_is_no_tree(parser_examples, sentence_words, tiny_parser):
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_dependency_parser", config={"model": TINY})
-    examples = make_examples(nlp)
+    nlp.add_pipe("lal_dependency_parser", config={"model": tiny_parser})
+    examples = parser_examples(nlp)
     optimizer = nlp.initialize(lambda: examples)
     nlp.update(examples, sgd=optimizer)
-    doc = nlp(doc_of(nlp, WORDS[0]))
+    doc = nlp(doc_of(nlp, sentence_words[0]))
     (e,) = explain(nlp, doc)
     n_heads = len(nlp.get_pipe("lal_dependency_parser").dep_labels)  # one head per dependency label
     assert e.attention.shape == (n_heads, 7) and e.spans == ()

@@ -176,7 +176,7 @@ def test_transformer_pipelines_are_recognised_for_gpu_workers(tmp_path: Path) ->
     from spacy_lal.corpus_parse.worker import uses_transformer
 
     (tmp_path / "trf").mkdir()
-    config = Path(__file__).parents[1] / "configs" / "lal_parser_trf.cfg"
+    config = Path(__file__).parents[2] / "configs" / "lal_parser_trf.cfg"
     (tmp_path / "trf" / "config.cfg").write_text(config.read_text(encoding="utf8"), encoding="utf8")
     assert uses_transformer(tmp_path / "trf")
     assert not uses_transformer(None)  # the shipped en_lal_ewt: tok2vec
@@ -345,6 +345,7 @@ def test_ray_engine_writes_what_nlp_pipe_gives(ray_cluster: Any, tmp_path: Path,
         check_equal_to_pipe(tmp_path / "out", fmt, reference, inputs, ids, prefix=kind)
 
 
+@pytest.mark.slow  # worker processes killed and restarted: about a minute
 def test_ray_killed_worker_loses_nothing_and_deadly_document_is_failed(ray_cluster: Any, tmp_path: Path,
                                                                        reference: Language) -> None:
     """A worker killed once mid-batch: the batch is retried, nothing lost or written twice. A

@@ -1,7 +1,7 @@
 """``python -m spacy_lal parse`` end to end: every --format, every input source, bad input.
 
-The pipeline is a tiny lal_parser + lal_srl overfitted on the sentences of test_lal_parser and
-test_lal_srl, so that the parse of a training sentence is known exactly: the parser's on
+The pipeline is a tiny lal_parser + lal_srl overfitted on the parser and SRL sentences of
+conftest.py, so that the parse of a training sentence is known exactly: the parser's on
 "The cat sat on the mat ." and the role labeller's on "Mary borrowed a book ...". Each
 component only saw its own data, so the other half of such a parse is arbitrary (but present).
 """
@@ -9,12 +9,11 @@ import io
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Dict, List, Tuple
 
 import pytest
 import spacy
-import test_lal_parser as parser_data
-import test_lal_srl as srl_data
 from spacy.util import fix_random_seed
 
 import spacy_lal  # noqa: F401  (extensions)
@@ -25,16 +24,38 @@ from spacy_lal.corpora.conllu import read_conllu
 from spacy_lal.pretrained import shipped_pipelines
 from spacy_lal.tree import Tree, read_trees
 
-CAT_TREE, CAT_HEADS, CAT_DEPS = parser_data.SENTENCES[0]  # heads 1-based, 0 = root
-CAT_WORDS = Tree.from_string(CAT_TREE).words()
-CAT = " ".join(CAT_WORDS)
-MARY_WORDS, MARY_GOLD = srl_data.SENTENCES[2]
-MARY = " ".join(MARY_WORDS)
-# (predicate, sense, arguments) as Frame.data gives them.
-MARY_FRAMES = [(p, sense, tuple(args)) for p, sense, args in MARY_GOLD]
+# Training sentences of the parser (CAT, DOGS) and of the role labeller (MARY): their gold
+# annotation comes from the fixtures below.
+CAT = "The cat sat on the mat ."
+CAT_WORDS = CAT.split()
+MARY = "Mary borrowed a book from John yesterday ."
+MARY_WORDS = MARY.split()
 MARY_ROLES = "[ARG0 Mary] [V borrowed] [ARG1 a book] [ARG2 from John] [ARGM-TMP yesterday] ."
-DOGS = "Dogs bark ."  # also a parser training sentence
-DOGS_HEADS = parser_data.SENTENCES[1][1]
+DOGS = "Dogs bark ."
+
+
+def parser_gold(parser_sentences, words: List[str]) -> SimpleNamespace:
+    """The parser sentence of these words: its tree, heads (1-based, 0 = root) and deprels."""
+    ((tree, heads, deps),) = [s for s in parser_sentences if Tree.from_string(s[0]).words() == words]
+    return SimpleNamespace(tree=tree, heads=heads, deps=deps)
+
+
+@pytest.fixture(scope="module")
+def cat_gold(parser_sentences) -> SimpleNamespace:
+    return parser_gold(parser_sentences, CAT_WORDS)
+
+
+@pytest.fixture(scope="module")
+def dogs_heads(parser_sentences) -> List[int]:
+    return parser_gold(parser_sentences, DOGS.split()).heads
+
+
+@pytest.fixture(scope="module")
+def mary_frames(srl_sentences) -> list:
+    """(predicate, sense, arguments) as Frame.data gives them."""
+    (frames,) = [frames for words, frames in srl_sentences if words == MARY_WORDS]
+    return [(p, sense, tuple(args)) for p, sense, args in frames]
+
 
 # 40 steps at this rate overfit both components' sentences in a few seconds (the component
 # tests take 120-150 steps at 0.003-0.005, with more checks of their own to run).
@@ -43,20 +64,22 @@ LEARN_RATE = 0.01
 
 
 @pytest.fixture(scope="module")
-def pipeline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pipeline(
+    tmp_path_factory: pytest.TempPathFactory, tiny_parser, tiny_srl, parser_examples, srl_examples
+) -> Path:
     fix_random_seed(0)
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_parser", config={"model": parser_data.TINY})
-    nlp.add_pipe("lal_srl", config={"model": srl_data.TINY, "predicates": "predicted"})
-    parser_examples = parser_data.make_examples(nlp)
-    srl_examples = srl_data.make_examples(nlp.vocab)
+    nlp.add_pipe("lal_parser", config={"model": tiny_parser})
+    nlp.add_pipe("lal_srl", config={"model": tiny_srl, "predicates": "predicted"})
+    parser_egs = parser_examples(nlp)
+    srl_egs = srl_examples(nlp.vocab)
     # Each component reads its labels from the examples carrying its annotation and skips the rest.
-    optimizer = nlp.initialize(lambda: parser_examples + srl_examples)
+    optimizer = nlp.initialize(lambda: parser_egs + srl_egs)
     optimizer.learn_rate = LEARN_RATE
     for _ in range(N_STEPS):
         # Each component is trained on its own data only: the other's gold Docs lack its annotation.
-        nlp.update(parser_examples, sgd=optimizer, exclude=["lal_srl"])
-        nlp.update(srl_examples, sgd=optimizer, exclude=["lal_parser"])
+        nlp.update(parser_egs, sgd=optimizer, exclude=["lal_srl"])
+        nlp.update(srl_egs, sgd=optimizer, exclude=["lal_parser"])
     path = tmp_path_factory.mktemp("cli_parse") / "pipeline"
     nlp.to_disk(path)
     return path
@@ -163,15 +186,15 @@ def read_back_conll05(props: str, texts: List[str], tmp_path: Path) -> List[Any]
 # -- formats -----------------------------------------------------------------------------------
 
 
-def test_text_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
+def test_text_format(pipeline: Path, capsys: pytest.CaptureFixture, cat_gold) -> None:
     (cat,) = text_blocks(parse(capsys, pipeline, "text", CAT))
     assert cat["header"] == [f"# sentence 1: {CAT}"]
     tree = Tree.from_string(" ".join(cat["tree"]))
     assert tree.words() == CAT_WORDS
     # No tagger in the pipeline: the labelled spans are what the parser decides.
-    assert tree.to_spans() == Tree.from_string(CAT_TREE).to_spans()
+    assert tree.to_spans() == Tree.from_string(cat_gold.tree).to_spans()
     assert dependency_rows(cat["dependencies"]) == [
-        (i, word, dep, head) for i, (word, dep, head) in enumerate(zip(CAT_WORDS, CAT_DEPS, CAT_HEADS), start=1)
+        (i, word, dep, head) for i, (word, dep, head) in enumerate(zip(CAT_WORDS, cat_gold.deps, cat_gold.heads), start=1)
     ]
 
     (mary,) = text_blocks(parse(capsys, pipeline, "text", MARY))
@@ -183,7 +206,7 @@ def test_text_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
     assert mary["roles"] == [f"  borrowed (borrow.01): {MARY_ROLES}"]
 
 
-def test_json_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
+def test_json_format(pipeline: Path, capsys: pytest.CaptureFixture, cat_gold, mary_frames) -> None:
     (line,) = parse(capsys, pipeline, "json", CAT).splitlines()
     cat = json.loads(line)
     assert set(cat) == {"text", "sentences", "tokens", "frames"}
@@ -191,11 +214,11 @@ def test_json_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
     (sentence,) = cat["sentences"]
     assert (sentence["start"], sentence["end"]) == (0, len(CAT_WORDS))
     tree = Tree.from_string(sentence["tree"])
-    assert tree.words() == CAT_WORDS and tree.to_spans() == Tree.from_string(CAT_TREE).to_spans()
+    assert tree.words() == CAT_WORDS and tree.to_spans() == Tree.from_string(cat_gold.tree).to_spans()
     assert [t["i"] for t in cat["tokens"]] == list(range(len(CAT_WORDS)))
     assert [t["text"] for t in cat["tokens"]] == CAT_WORDS
-    assert [t["head"] for t in cat["tokens"]] == zero_based_heads(CAT_HEADS)
-    assert [t["dep"] for t in cat["tokens"]] == CAT_DEPS
+    assert [t["head"] for t in cat["tokens"]] == zero_based_heads(cat_gold.heads)
+    assert [t["dep"] for t in cat["tokens"]] == cat_gold.deps
 
     (line,) = parse(capsys, pipeline, "json", MARY).splitlines()
     mary = json.loads(line)
@@ -205,7 +228,7 @@ def test_json_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
         (f["predicate"], f["sense"], tuple((a["start"], a["end"], a["label"]) for a in f["arguments"]))
         for f in mary["frames"]
     ]
-    assert frames == MARY_FRAMES
+    assert frames == mary_frames
     (frame,) = mary["frames"]
     assert frame["text"] == MARY_ROLES
     assert [a["text"] for a in frame["arguments"]] == [
@@ -213,12 +236,12 @@ def test_json_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
     ]
 
 
-def test_ptb_format(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
+def test_ptb_format(pipeline: Path, capsys: pytest.CaptureFixture, cat_gold) -> None:
     out = parse(capsys, pipeline, "ptb", CAT)
     assert len(out.splitlines()) == 1  # one tree per line, for EVALB
     (tree,) = read_trees(out)
     assert tree.words() == CAT_WORDS
-    assert tree.to_spans() == Tree.from_string(CAT_TREE).to_spans()
+    assert tree.to_spans() == Tree.from_string(cat_gold.tree).to_spans()
     (tree,) = read_trees(parse(capsys, pipeline, "ptb", MARY))
     assert tree.words() == MARY_WORDS
 
@@ -231,24 +254,24 @@ def test_whitespace_tokens_are_no_words_of_the_printed_tree(pipeline: Path, caps
         assert [word for tree in read_trees(out) for word in tree.words()] == ["Hello", ".", "World", "."]
 
 
-def test_conllu_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+def test_conllu_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path, cat_gold) -> None:
     out = parse(capsys, pipeline, "conllu", CAT)
     ((comments, rows),) = conllu_sentences(out)
     assert f"# text = {CAT}" in comments
-    assert check_conllu_sentence(rows, CAT_WORDS) == CAT_HEADS
-    assert [row[7] for row in rows] == CAT_DEPS
+    assert check_conllu_sentence(rows, CAT_WORDS) == cat_gold.heads
+    assert [row[7] for row in rows] == cat_gold.deps
     # The project's reader (the one the scorers use) takes it back unchanged.
     (tmp_path / "out.conllu").write_text(out, encoding="utf8")
     (doc,) = read_conllu(tmp_path / "out.conllu", spacy.blank("en").vocab)
     assert [t.text for t in doc] == CAT_WORDS
-    assert [t.head.i for t in doc] == zero_based_heads(CAT_HEADS)
-    assert [t.dep_ for t in doc] == CAT_DEPS
+    assert [t.head.i for t in doc] == zero_based_heads(cat_gold.heads)
+    assert [t.dep_ for t in doc] == cat_gold.deps
 
     ((_, rows),) = conllu_sentences(parse(capsys, pipeline, "conllu", MARY))
     check_conllu_sentence(rows, MARY_WORDS)
 
 
-def test_conll05_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+def test_conll05_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path, mary_frames) -> None:
     props = parse(capsys, pipeline, "conll05", MARY)
     (cells,) = props_sentences(props)
     assert len(cells) == len(MARY_WORDS)
@@ -259,7 +282,7 @@ def test_conll05_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path:
     (doc,) = read_back_conll05(props, [MARY], tmp_path)
     assert [t.text for t in doc] == MARY_WORDS
     # The props format carries no sense, only the lemma.
-    assert frames_of(doc) == [(p, None, args) for p, _, args in MARY_FRAMES]
+    assert frames_of(doc) == [(p, None, args) for p, _, args in mary_frames]
     assert doc[1].lemma_ == "borrow"
 
 
@@ -269,21 +292,21 @@ LINES = f"{CAT}\n\n{MARY}\n   \n{DOGS}"  # blank and whitespace-only lines; no f
 TEXTS = [CAT, MARY, DOGS]
 
 
-def check_json_records(out: str) -> None:
+def check_json_records(out: str, cat_gold: SimpleNamespace, dogs_heads: List[int]) -> None:
     records = [json.loads(line) for line in out.splitlines()]
     assert [r["text"] for r in records] == TEXTS
     cat, mary, dogs = records
-    assert [t["head"] for t in cat["tokens"]] == zero_based_heads(CAT_HEADS)
-    assert [t["head"] for t in dogs["tokens"]] == zero_based_heads(DOGS_HEADS)
+    assert [t["head"] for t in cat["tokens"]] == zero_based_heads(cat_gold.heads)
+    assert [t["head"] for t in dogs["tokens"]] == zero_based_heads(dogs_heads)
     assert [(f["predicate"], f["sense"]) for f in mary["frames"]] == [(1, "borrow.01")]
 
 
 def test_file_gives_one_output_per_non_blank_line(
-    pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path
+    pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path, cat_gold, dogs_heads, mary_frames,
 ) -> None:
     path = tmp_path / "input.txt"
     path.write_text(LINES, encoding="utf8")
-    check_json_records(parse(capsys, pipeline, "json", "--file", str(path)))
+    check_json_records(parse(capsys, pipeline, "json", "--file", str(path)), cat_gold, dogs_heads)
 
     blocks = text_blocks(parse(capsys, pipeline, "text", "--file", str(path)))
     assert [block["header"] for block in blocks] == [[f"# sentence 1: {text}"] for text in TEXTS]
@@ -304,15 +327,15 @@ def test_file_gives_one_output_per_non_blank_line(
         assert all(len(row) == 1 + n_predicates for row in cells)
     docs = read_back_conll05(props, TEXTS, tmp_path)
     assert [[t.text for t in doc] for doc in docs] == [text.split() for text in TEXTS]
-    assert frames_of(docs[1]) == [(p, None, args) for p, _, args in MARY_FRAMES]
+    assert frames_of(docs[1]) == [(p, None, args) for p, _, args in mary_frames]
 
 
 @pytest.mark.parametrize("text_argument", [[], ["-"]], ids=["no-argument", "dash"])
 def test_standard_input(
-    pipeline: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, text_argument: List[str]
+    pipeline: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, text_argument: List[str], cat_gold, dogs_heads,
 ) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(LINES + "\n"))
-    check_json_records(parse(capsys, pipeline, "json", *text_argument))
+    check_json_records(parse(capsys, pipeline, "json", *text_argument), cat_gold, dogs_heads)
 
 
 def test_text_argument_wins_over_standard_input(

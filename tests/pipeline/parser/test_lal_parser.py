@@ -8,107 +8,16 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.extensions import set_tree
 from spacy_lal.tree import Tree
-
-# (PTB tree, UD heads (1-based, 0 = root), UD deprels)
-SENTENCES = [
-    (
-        "(S (NP (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))",
-        [2, 3, 0, 6, 6, 3, 3],
-        ["det", "nsubj", "root", "case", "det", "obl", "punct"],
-    ),
-    ("(S (NP (NNS Dogs)) (VP (VBP bark)) (. .))", [2, 0, 2], ["nsubj", "root", "punct"]),
-    ("(S (VP (VB Go) (ADVP (RB home))) (. !))", [0, 1, 1], ["root", "advmod", "punct"]),
-    ("(TOP (INTJ (UH Hello)))", [0], ["root"]),
-    (
-        "(S (NP (PRP I)) (VP (VBD saw) (NP (PRP$ her) (NN duck))))",
-        [2, 0, 4, 2],
-        ["nsubj", "root", "nmod:poss", "obj"],
-    ),
-]
-
-# A tiny tok2vec for overfitting tests (also used by the other component tests).
-TINY_TOK2VEC = {
-    "@architectures": "spacy.Tok2Vec.v2",
-    "embed": {
-        "@architectures": "spacy.MultiHashEmbed.v2",
-        "width": 32,
-        "attrs": ["ORTH", "SHAPE"],
-        "rows": [500, 50],
-        "include_static_vectors": False,
-    },
-    "encode": {
-        "@architectures": "spacy.MaxoutWindowEncoder.v2",
-        "width": 32,
-        "depth": 1,
-        "window_size": 1,
-        "maxout_pieces": 2,
-    },
-}
-
-TINY = {
-    "@architectures": "spacy-lal.LabelAttentionParser.v1",
-    "d_model": 64,
-    "n_layers": 1,
-    "n_heads": 2,
-    "d_kv": 16,
-    "d_ff": 64,
-    "lal_d_kv": 16,
-    "lal_d_proj": 8,
-    "d_span_hidden": 64,
-    "d_arc": 64,
-    "d_dep_label": 32,
-    "dropout": 0.0,
-    "max_length": 32,
-    "tok2vec": TINY_TOK2VEC,
-}
-
-
-def gold_doc(vocab, bracketed, heads, deps):
-    tree = Tree.from_string(bracketed).normalize()
-    words, tags = tree.words(), tree.tags()
-    doc = Doc(
-        vocab,
-        words=words,
-        tags=tags,
-        heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)],
-        deps=deps,
-        sent_starts=[True] + [False] * (len(words) - 1),
-    )
-    set_tree(doc[:], tree.to_spans())
-    return doc
-
-
-def make_examples(nlp):
-    examples = []
-    for bracketed, heads, deps in SENTENCES:
-        reference = gold_doc(nlp.vocab, bracketed, heads, deps)
-        examples.append(Example(Doc(nlp.vocab, words=[t.text for t in reference]), reference))
-    return examples
-
-
-def train(factory: str, n_iter: int = 150, **config):
-    nlp = spacy.blank("en")
-    nlp.add_pipe(factory, config={"model": TINY, **config})
-    examples = make_examples(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    optimizer.learn_rate = 0.003
-    for _ in range(n_iter):
-        nlp.update(examples, sgd=optimizer)
-    return nlp, examples
 
 
 @pytest.fixture(scope="module")
-def trained():
-    return train("lal_parser")
+def trained(trained_parser):
+    """The tiny lal_parser overfitted on the parser sentences (trained once per run, in conftest)."""
+    return trained_parser
 
 
-def parse_words(nlp, examples):
-    return list(nlp.pipe(Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples))
-
-
-def test_overfit_trees_and_dependencies(trained):
+def test_overfit_trees_and_dependencies(trained, parse_words):
     nlp, examples = trained
     for doc, eg in zip(parse_words(nlp, examples), examples):
         # No tagger in this pipeline: compare labelled spans, not the tags of the leaves.
@@ -120,7 +29,7 @@ def test_overfit_trees_and_dependencies(trained):
     assert scores["dep_las"] == 1.0
 
 
-def test_round_trips_give_identical_parses(trained, tmp_path):
+def test_round_trips_give_identical_parses(trained, tmp_path, tiny_parser, parse_words):
     nlp, examples = trained
     expected = [(d._.tree.to_string(), [t.head.i for t in d]) for d in parse_words(nlp, examples)]
 
@@ -128,7 +37,7 @@ def test_round_trips_give_identical_parses(trained, tmp_path):
         return [(d._.tree.to_string(), [t.head.i for t in d]) for d in parse_words(pipeline, examples)]
 
     from_bytes = spacy.blank("en")
-    from_bytes.add_pipe("lal_parser", config={"model": TINY})
+    from_bytes.add_pipe("lal_parser", config={"model": tiny_parser})
     from_bytes.from_bytes(nlp.to_bytes())
     assert parses(from_bytes) == expected
     nlp.to_disk(tmp_path / "pipeline")
@@ -191,16 +100,16 @@ def test_sentences_are_parsed_separately(trained):
     assert all(t.head.i < 3 for t in doc[:3]) and all(t.head.i >= 3 for t in doc[3:])
 
 
-def test_dependency_parser_overfits():
-    nlp, examples = train("lal_dependency_parser", n_iter=100)
+def test_dependency_parser_overfits(train_parser, parse_words):
+    nlp, examples = train_parser("lal_dependency_parser", n_iter=100)
     for doc, eg in zip(parse_words(nlp, examples), examples):
         assert [t.head.i for t in doc] == [t.head.i for t in eg.reference]
         assert doc._.trees == []
 
 
-def test_initialize_without_trees_is_a_clear_error():
+def test_initialize_without_trees_is_a_clear_error(tiny_parser):
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_parser", config={"model": TINY})
+    nlp.add_pipe("lal_parser", config={"model": tiny_parser})
     doc = Doc(nlp.vocab, words=["a", "b"], heads=[1, 1], deps=["det", "root"])
     with pytest.raises(ValueError, match="has a constituency tree"):
         nlp.initialize(lambda: [Example(Doc(nlp.vocab, words=["a", "b"]), doc)])
@@ -253,7 +162,7 @@ def test_prediction_runs_every_chunk_in_eval_mode_and_restores_the_mode(trained)
         module.train(True)
 
 
-def test_joint_decoding_gives_consistent_trees(trained):
+def test_joint_decoding_gives_consistent_trees(trained, parse_words):
     nlp, examples = trained
     parser = nlp.get_pipe("lal_parser")
     parser.set_decoder("joint")
@@ -269,18 +178,16 @@ def test_joint_decoding_gives_consistent_trees(trained):
         parser.set_decoder("greedy")
 
 
-def test_joint_decoding_needs_the_tree():
+def test_joint_decoding_needs_the_tree(tiny_parser):
     nlp = spacy.blank("en")
     with pytest.raises(ValueError, match="needs the constituency head"):
-        nlp.add_pipe("lal_dependency_parser", config={"model": TINY, "dependency_decoder": "joint"})
+        nlp.add_pipe("lal_dependency_parser", config={"model": tiny_parser, "dependency_decoder": "joint"})
 
 
-@pytest.mark.parametrize("factory,model", [("lal_parser", TINY), ("lal_srl", None)])
-def test_add_label_points_to_initialize(factory, model):
-    from test_lal_srl import TINY as TINY_SRL
-
+@pytest.mark.parametrize("factory", ["lal_parser", "lal_srl"])
+def test_add_label_points_to_initialize(factory, tiny_parser, tiny_srl):
     nlp = spacy.blank("en")
-    pipe = nlp.add_pipe(factory, config={"model": model or TINY_SRL})
+    pipe = nlp.add_pipe(factory, config={"model": {"lal_parser": tiny_parser, "lal_srl": tiny_srl}[factory]})
     with pytest.raises(NotImplementedError, match="read from the training data by initialize"):
         pipe.add_label("NP")
 
@@ -318,7 +225,7 @@ def test_bucketing_across_batches_gives_the_same_parses(trained):
         del parser.BUCKET_BATCHES  # back to the class's setting
 
 
-def test_quantized_decoding_is_a_saved_runtime_setting(trained, tmp_path):
+def test_quantized_decoding_is_a_saved_runtime_setting(trained, tmp_path, parse_words):
     nlp, examples = trained
     nlp.to_disk(tmp_path / "p")
     loaded = spacy.load(tmp_path / "p", config={"components": {"lal_parser": {"quantize": True}}})
@@ -358,32 +265,12 @@ def test_ud_noun_chunks():
     assert [c.text for c in doc[8:].noun_chunks] == ["two pears", "the garden"]
 
 
-def gradients_to_a_shared_tok2vec(factory: str, model: dict, examples_of) -> dict:
-    """The squared norms of the gradients spaCy's tagger and a ``factory`` component with
-    ``model``, both listening to one tok2vec, send it in an update on ``examples_of(nlp)``, after
-    five updates (the tagger's output layer starts at zero)."""
-    nlp = spacy.blank("en")
-    nlp.add_pipe("tok2vec", config={"model": TINY_TOK2VEC})
-    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
-    nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
-    nlp.add_pipe(factory, config={"model": {**model, "tok2vec": listener}})
-    examples = examples_of(nlp)
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(5):
-        nlp.update(examples, sgd=optimizer)
-    squared_norms = {}
-    for name in ("tagger", factory):
-        losses = {}
-        # Tok2Vec records the squared norm of each gradient its listeners send as its loss.
-        nlp.update(examples, sgd=optimizer, losses=losses, exclude=[n for n in ("tagger", factory) if n != name])
-        squared_norms[name] = losses["tok2vec"]
-    return squared_norms
-
-
-def test_parser_and_tagger_share_a_tok2vec_at_the_same_scale():
+def test_parser_and_tagger_share_a_tok2vec_at_the_same_scale(
+    tiny_parser, parser_examples, gradients_to_a_shared_tok2vec
+):
     """spaCy's tagger sends a shared tok2vec unnormalised per-token gradients; the parser's loss
     is a sum over sentences so that its gradient is of the same order, not a 1/batch share (with
     a mean the shared encoder learned to tag, not to parse)."""
     # a batch of 30 sentences, as in training
-    squared_norms = gradients_to_a_shared_tok2vec("lal_parser", TINY, lambda nlp: make_examples(nlp) * 6)
+    squared_norms = gradients_to_a_shared_tok2vec("lal_parser", tiny_parser, lambda nlp: parser_examples(nlp) * 6)
     assert squared_norms["lal_parser"] > 0.2 * squared_norms["tagger"]
