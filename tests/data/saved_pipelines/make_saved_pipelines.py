@@ -1,4 +1,4 @@
-"""Write the pipelines of tests/test_saved_pipelines.py: tiny trained pipelines and their parses.
+"""Write the pipelines of tests/pipeline/test_saved_pipelines.py: tiny trained pipelines and their parses.
 
     python tests/data/saved_pipelines/make_saved_pipelines.py tests/data/saved_pipelines
 
