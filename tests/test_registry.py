@@ -25,6 +25,7 @@ REGISTRIES = {
     "spacy_augmenters": "augmenters",
     "spacy_callbacks": "callbacks",
     "spacy_loggers": "loggers",
+    "spacy_tokenizers": "tokenizers",
     # Thinc's registries take entry points of their own group names.
     "thinc_schedules": "schedules",
     "thinc_optimizers": "optimizers",
