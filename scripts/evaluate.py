@@ -5,6 +5,15 @@
     python scripts/evaluate.py training/lal_srl/model-best corpus/ewt/test.spacy --srl-predicates gold --srl-decoder viterbi
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --gold-np-constraints require
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --srl-decoder tree --srl-gold-trees
+    python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --raw assets/UD_English-EWT/en_ewt-ud-test.conllu
+
+``--raw GOLD.conllu``: raw text in, as the CoNLL 2018 shared task measures a pipeline
+(``spacy_lal.evaluation.evaluate_raw_text``): each document of the gold file is given to the
+pipeline as text, and its own tokenizer and sentence splitter make the words and sentences;
+Tokens, Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS and LAS by the CoNLL 2018 scorer; roles
+end to end (predicted predicates) and EVALB on the sentences whose words match, against the
+corpus given (its sentences carry their sent_id). ``--system-conllu`` keeps the pipeline's
+CoNLL-U output.
 
 The scoring is ``spacy_lal.evaluation.evaluate_pipeline``. Also reported: PTB tag, UPOS
 and morphology accuracy where the pipeline predicts them. The pipeline parses the gold words of each sentence with the gold sentence boundaries (the
@@ -43,13 +52,15 @@ def main(argv=None) -> int:
     parser.add_argument("--disable", nargs="*", default=[], help="components to leave out (e.g. to time the parser alone)")
     parser.add_argument("--limit", type=int, help="score the first N Docs only")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--raw", type=Path, metavar="GOLD.conllu", help="score raw text: the gold CoNLL-U file's documents")
+    parser.add_argument("--system-conllu", type=Path, help="with --raw: where to keep the pipeline's CoNLL-U")
     args = parser.parse_args(argv)
 
     import spacy
     from spacy.tokens import DocBin
 
     import spacy_lal
-    from spacy_lal.evaluation import evaluate_pipeline
+    from spacy_lal.evaluation import evaluate_pipeline, evaluate_raw_text
 
     nlp = spacy.load(args.pipeline)
     if args.decoder:
@@ -58,6 +69,11 @@ def main(argv=None) -> int:
         spacy_lal.quantize(nlp)
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").cfg["decoder"] = args.srl_decoder
+    if args.raw:
+        if "lal_srl" in nlp.pipe_names:
+            nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"
+        result = evaluate_raw_text(nlp, args.raw, gold_corpus=args.corpus, system_conllu=args.system_conllu)
+        return _report(result, args.output)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     result = evaluate_pipeline(
         nlp,
@@ -68,11 +84,15 @@ def main(argv=None) -> int:
         disable=args.disable,
         batch_size=args.batch_size,
     )
+    return _report(result, args.output)
+
+
+def _report(result: dict, output) -> int:
     text = json.dumps(result, indent=2)
     print(text)
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text + "\n", encoding="utf8")
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text + "\n", encoding="utf8")
     return 0
 
 

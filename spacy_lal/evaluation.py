@@ -8,6 +8,7 @@ by the same code; tag, UPOS and morphology accuracy where the pipeline predicts 
 ``scripts/evaluate.py`` is its command line; benchmarks read the same inputs.
 """
 import time
+from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
@@ -109,3 +110,106 @@ def evaluate_pipeline(
 
 def _is_rate(key: str, value: Any) -> bool:
     return isinstance(value, float) and (key.startswith(("tree", "dep", "srl")) or key.endswith("_acc"))
+
+
+def evaluate_raw_text(
+    nlp: Language,
+    gold_conllu: Path,
+    *,
+    gold_corpus: Optional[Path] = None,
+    system_conllu: Optional[Path] = None,
+    batch_size: int = 16,
+) -> Dict[str, Any]:
+    """Scores of ``nlp`` on raw text, as the CoNLL 2018 shared task measures a pipeline.
+
+    Each document of ``gold_conllu`` (``# newdoc``) is given to ``nlp`` as its text (its
+    sentences joined by a space, :func:`spacy_lal.corpora.read_ud_documents`): the pipeline's
+    own tokenizer and sentence splitter make the words and sentences. Its CoNLL-U output (written
+    to ``system_conllu`` if given) is scored against the gold file by the CoNLL 2018 scorer
+    (:mod:`spacy_lal.scoring.ud`, which aligns words through their characters): Tokens,
+    Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, as F1 percentages.
+
+    With ``gold_corpus`` (the joined EWT corpus of the same split, ``.spacy``, whose sentences
+    carry ``sent_id``, trees and frames): semantic roles end to end by srl-eval.pl's rules over
+    character offsets (a predicted argument is correct when its predicate, characters and label
+    are a gold one's; propositions of sentences the join left out are not scored); and EVALB over
+    the sentences whose predicted words are exactly the gold ones (``tree_sentences`` counts them:
+    a tree over other words cannot be scored honestly).
+    """
+    import tempfile
+
+    from spacy.tokens import DocBin
+
+    from .corpora.conllu import read_ud_sentences
+    from .corpora.documents import read_ud_documents
+    from .corpora.export import write_conllu
+    from .scoring.evalb import COLLINS, EvalbResult, bracketing_from_tree, score_sentence
+    from .scoring.spacy_scorers import doc_propositions
+    from .scoring.srl_eval import SrlResult
+    from .scoring.srl_eval import score_sentence as score_srl_sentence
+    from .scoring.ud import score_conllu_files
+    from .tree import Tree
+
+    gold_docs = list(read_ud_documents(gold_conllu, nlp.vocab))
+    start = time.perf_counter()
+    predicted = list(nlp.pipe((doc.text for doc in gold_docs), batch_size=batch_size))
+    seconds = time.perf_counter() - start
+    for doc, gold in zip(predicted, gold_docs):
+        doc.user_data["doc_id"] = gold.user_data.get("doc_id")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(system_conllu or Path(tmp) / "system.conllu")
+        write_conllu(predicted, path)
+        ud = score_conllu_files(gold_conllu, path)
+    scores: Dict[str, Any] = {
+        "words": sum(len(d) for d in gold_docs),
+        "seconds": round(seconds, 2),
+        "words_per_second": round(sum(len(d) for d in gold_docs) / seconds, 1),
+    }
+    for name in ("tokens", "sentences", "words", "upos", "xpos", "ufeats", "lemmas", "uas", "las"):
+        prf = getattr(ud, name, None)
+        if prf is not None:
+            scores[f"ud_{name}"] = round(100 * prf.f1, 2)
+    if gold_corpus is None:
+        return scores
+    # Where each gold sentence starts in its document's text, by sent_id.
+    starts: Dict[str, Tuple[int, int]] = {}
+    sentences = iter(read_ud_sentences(gold_conllu))
+    for d, doc in enumerate(gold_docs):
+        for sent in doc.sents:
+            starts[next(sentences).sent_id] = (d, sent.start_char)
+    gold_props: List[list] = [[] for _ in gold_docs]
+    trees = EvalbResult(cutoff_len=COLLINS.cutoff_len)
+    for ref in DocBin().from_disk(gold_corpus).get_docs(nlp.vocab):
+        d, offset = starts[ref.user_data["sent_id"]]
+        gold_props[d].extend(doc_propositions(ref, offset))
+        pred = _sentence_at(predicted[d], offset, [(offset + t.idx, len(t.text)) for t in ref])
+        if pred is not None and ref._.trees:
+            try:
+                tree = Tree.from_string(pred._.parse_string)
+            except ValueError:  # no tree on that sentence
+                continue
+            pair = bracketing_from_tree(ref._.trees[0]), bracketing_from_tree(tree)
+            trees.add(score_sentence(*pair, COLLINS, len(trees.sentences) + 1))
+    srl = SrlResult()
+    for d, doc in enumerate(predicted):
+        score_srl_sentence(gold_props[d], doc_propositions(doc), srl, d + 1)
+    scores.update(
+        {
+            "srl_p": round(100 * srl.overall.precision, 2),
+            "srl_r": round(100 * srl.overall.recall, 2),
+            "srl_f": round(100 * srl.overall.f1, 2),
+            "tree_sentences": len(trees.sentences),
+            "tree_f": round(100 * trees.all.f1, 2),
+        }
+    )
+    return scores
+
+
+def _sentence_at(doc: Doc, start_char: int, tokens: List[Tuple[int, int]]) -> Optional[Any]:
+    """The sentence of ``doc`` whose tokens are exactly ``tokens`` ((start char, length) each),
+    or None."""
+    for sent in doc.sents:
+        if sent.start_char == start_char:
+            words = [(t.idx, len(t.text)) for t in sent if not t.is_space]
+            return sent if words == tokens else None
+    return None

@@ -208,18 +208,19 @@ def score_parser(
 # --- SRL ------------------------------------------------------------------------------
 
 
-def doc_propositions(doc: Doc) -> List[Proposition]:
-    """The frames of ``doc._.srl`` as srl-eval propositions in character offsets.
+def doc_propositions(doc: Doc, offset: int = 0) -> List[Proposition]:
+    """The frames of ``doc._.srl`` as srl-eval propositions in character offsets (plus
+    ``offset``: where ``doc``'s text starts in a longer one, for raw-text scoring).
 
     Propositions are paired by predicate position only (the target verb is "").
     """
     props = []
     for frame in doc._.srl:
         phrases = [
-            (doc[start].idx, doc[end - 1].idx + len(doc[end - 1].text), label)
+            (offset + doc[start].idx, offset + doc[end - 1].idx + len(doc[end - 1].text), label)
             for start, end, label in frame.data.arguments
         ]
-        props.append(Proposition(frame.predicate.idx, "", arguments_from_phrases(phrases)))
+        props.append(Proposition(offset + frame.predicate.idx, "", arguments_from_phrases(phrases)))
     return props
 
 
