@@ -150,7 +150,7 @@ def test_whitespace_sentences_and_empty_docs(trained):
         (4, 7, ("Go", "home", "!")),
     ]
     pieces = explain(trained, trained(" ".join(["cat"] * 70)))  # longer than max_length = 32
-    assert [len(e.words) for e in pieces] == [32, 32, 6]
+    assert [len(e.words) for e in pieces] == [24, 23, 23]
     (e,) = explain(trained, trained("The cat   sat on the mat ."))
     assert e.tokens == (0, 1, 3, 4, 5, 6, 7) and e.attention.shape[1] == 7  # the model skips spaces
     assert (e.spans[0].start, e.spans[0].end) == (0, 8)

@@ -12,7 +12,7 @@ import spacy_lal
 from spacy_lal.decode import CORE_ROLES
 from spacy_lal.extensions import NotAConstituentError
 from spacy_lal.pipeline.constraints import check_constraints, constrain_units, unit_spans
-from spacy_lal.pipeline.units import make_units
+from spacy_lal.pipeline.units import Unit
 from spacy_lal.pretrained import shipped_pipelines
 
 TEXT = "The old man saw the boy with the telescope in New York City yesterday."
@@ -41,8 +41,8 @@ def test_spans_map_to_unit_words_and_bad_ones_are_dropped_with_a_warning(caplog)
     # Tokens: 0 A, 1 "  " (whitespace), 2 b, 3 c, 4 ., | 5 D, 6 e, 7 f, 8 g, 9 h (a long sentence)
     words = ["A", "  ", "b", "c", ".", "D", "e", "f", "g", "h"]
     doc = Doc(nlp.vocab, words=words, spaces=[False] * 10, sent_starts=[1, 0, 0, 0, 0, 1, 0, 0, 0, 0])
-    units = make_units([doc], max_length=4)  # the second sentence in pieces (5, 9) and (9, 10)
-    assert [(u.start, u.end, u.words) for u in units] == [(0, 5, (0, 2, 3, 4)), (5, 9, (5, 6, 7, 8)), (9, 10, (9,))]
+    # The second sentence in two pieces, (5, 9) and (9, 10).
+    units = [Unit(0, 0, 5, (0, 2, 3, 4)), Unit(0, 5, 9, (5, 6, 7, 8)), Unit(0, 9, 10, (9,), 1)]
     wanted = [{
         "require": [(0, 3), (2, 4), (4, 6), (1, 2), (6, 8), (8, 10), (9, 10), (9, 12)],
         "no_cross": [(2, 5), (0, 2), (5, 7)],

@@ -78,15 +78,15 @@ def test_empty_whitespace_and_long_input(trained, caplog):
         words = ["cat"] * 70 + ["."] + ["dog"] * 40
         long_doc = nlp(Doc(nlp.vocab, words=words, sent_starts=[k in (0, 71) for k in range(len(words))]))
     # One warning for the call, naming the component and what it did with both long sentences.
-    warnings = [r for r in caplog.records if "longer than the model's max_length" in r.getMessage()]
+    warnings = [r for r in caplog.records if "longer than 32 words" in r.getMessage()]
     assert len(warnings) == 1
     assert warnings[0].getMessage().startswith("lal_parser: 2 sentence(s)") and "one tree" in warnings[0].getMessage()
-    # Each sentence gets exactly one tree: the pieces' trees under one root (32 + 32 + 7 words).
+    # Each sentence gets exactly one tree: the pieces' trees under one root (24 + 24 + 23 words).
     sentences = list(long_doc.sents)
     assert len(long_doc._.trees) == len(sentences)
     first = sentences[0]
     assert len(first) == 71 and first._.labels[0] == "S"
-    assert [len(child) for child in first._.children] == [32, 32, 7]
+    assert [len(child) for child in first._.children] == [24, 24, 23]
     assert Tree.from_string(first._.parse_string).words() == [t.text for t in first]
     assert sum(t.head.i == t.i for t in first) == 1  # later pieces hang from the first piece's root
 

@@ -10,7 +10,7 @@ from spacy.training import Example
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.extensions import set_frames
 from spacy_lal.pipeline.srl.predicates import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
-from spacy_lal.pipeline.units import Unit
+from spacy_lal.pipeline.units import Unit, piece_bounds
 from spacy_lal.srl import FrameData
 
 
@@ -186,12 +186,13 @@ def test_awkward_input(trained, caplog, srl_sentences):
     set_frames(long_doc, [FrameData(p, None) for p in (1, 9, 17, 25)])
     with caplog.at_level(logging.WARNING, logger="spacy_lal"):
         long_doc = nlp(long_doc)
-    assert "longer than the model's max_length" in caplog.text
+    assert "longer than 12 words" in caplog.text
     frames = long_doc._.srl
     assert [f.predicate.i for f in frames] == [1, 9, 17, 25]
+    bounds = piece_bounds(len(words), 12)  # [0, 11, 22, 32]
     for frame in frames:
-        piece = frame.predicate.i // 12
-        assert all(12 * piece <= span.start and span.end <= 12 * (piece + 1) for span in frame.arguments)
+        start, end = next((a, b) for a, b in zip(bounds, bounds[1:]) if a <= frame.predicate.i < b)
+        assert all(start <= span.start and span.end <= end for span in frame.arguments)
 
 
 def test_pos_predicates_and_zero_row_batches(trained, srl_sentences):
