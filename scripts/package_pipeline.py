@@ -4,7 +4,7 @@
         training/lemmatizer/model-best spacy_lal/pipelines/en_lal_ewt --test corpus/ewt/test.spacy \
         --metrics metrics
 
-`spacy assemble configs/en_lal_ewt.cfg` does the assembling (sentencizer + tok2vec, tagger,
+`spacy assemble configs/en_lal_ewt.cfg` does the assembling (EWT tokenizer, senter and sentence breaks + tok2vec, tagger,
 morphologizer and lal_parser from the parser pipeline + the lemmatizer + lal_srl);
 ``--morphologizer PIPELINE`` takes the morphologizer from another pipeline, made standalone. With
 ``--test``, the assembled pipeline itself is scored by ``scripts/evaluate.py`` (gold predicates,
@@ -40,6 +40,8 @@ def main(argv=None) -> int:
     parser.add_argument("lemmatizer_pipeline", type=Path)
     parser.add_argument("output", type=Path)
     parser.add_argument("--config", type=Path, default=ROOT / "configs" / "en_lal_ewt.cfg")
+    parser.add_argument("--senter", type=Path, default=ROOT / "training" / "senter_ewt" / "model-best",
+                        help="the trained sentence splitter's pipeline (project: train-senter)")
     parser.add_argument(
         "--morphologizer", type=Path,
         help="take the morphologizer from this pipeline instead, with a private copy of the tok2vec it listens to",
@@ -56,7 +58,7 @@ def main(argv=None) -> int:
 
     command = [sys.executable, "-m", "spacy", "assemble", str(args.config), str(args.output),
                "--paths.parser", str(args.parser_pipeline), "--paths.srl", str(args.srl_pipeline),
-               "--paths.lemmatizer", str(args.lemmatizer_pipeline)]
+               "--paths.lemmatizer", str(args.lemmatizer_pipeline), "--paths.senter", str(args.senter)]
     with tempfile.TemporaryDirectory() as scratch:
         if args.morphologizer:
             # The morphologizer of another pipeline than the parser's. Trained on a frozen copy of

@@ -120,8 +120,8 @@ def check_problem(check: Dict[str, Any], n_words: int) -> Optional[str]:
 
 
 def parse(nlp: Language, words: Sequence[str]) -> Doc:
-    """``words`` as one sentence, through every component of ``nlp`` (a sentencizer keeps the
-    given boundaries: it only fills in missing ones)."""
+    """``words`` as one sentence, through every component of ``nlp`` (a sentence splitter keeps
+    the given boundaries: it only fills in missing ones)."""
     doc = Doc(nlp.vocab, words=list(words), sent_starts=[True] + [False] * (len(words) - 1))
     return nlp(doc)
 

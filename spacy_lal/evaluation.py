@@ -28,8 +28,8 @@ GOLD_NP_KEY = "gold_np_propn"
 
 def gold_inputs(vocab: Vocab, gold: Iterable[Doc]) -> List[Doc]:
     """Unannotated Docs with the gold words and gold sentence boundaries, as the papers
-    evaluate: a sentencizer in the pipeline keeps them (it does not overwrite), and spaCy's
-    parser does not split them."""
+    evaluate: a sentence splitter in the pipeline (senter or sentencizer, ``overwrite = false``)
+    keeps them, and spaCy's parser does not split them."""
     return [
         Doc(
             vocab,

@@ -1,8 +1,8 @@
 """The English pipeline shipped inside the package, and the architecture that makes
 ``nlp.add_pipe("lal_parser")`` / ``nlp.add_pipe("lal_srl")`` start from its weights.
 
-The pipeline (``en_lal_ewt``: sentencizer, tok2vec, tagger, lal_parser, lemmatizer, lal_srl;
-trained on UD/PropBank EWT by ``spacy project run all``) lives in
+The pipeline (``en_lal_ewt``: EWT tokenizer, senter, tok2vec, tagger, morphologizer, lal_parser,
+lemmatizer, lal_srl; trained on UD/PropBank EWT by ``spacy project run all``) lives in
 ``spacy_lal/pipelines/en_lal_ewt`` and is installed with the package, so nothing is downloaded
 at run time::
 
