@@ -6,7 +6,7 @@ multiplies about 2.8 times slower than torch's own CPU BLAS (a ``(860, 1280) x (
 product, the size of ``spacy.MultiHashEmbed.v2``'s maxout at width 256: 49 against 18 ms on one
 thread). That maxout was 60% of the shipped tok2vec's parse time. :class:`TorchGemmOps` keeps
 every other NumpyOps kernel and sends ``gemm`` to ``torch.mm`` on the same memory (no copies).
-The products are the same up to float rounding (``tests/test_gemm.py``). torch, not numpy's
+The products are the same up to float rounding (``tests/pipeline/layers/test_gemm.py``). torch, not numpy's
 ``dot``: torch's thread count is the one our users and benchmarks already set
 (``torch.set_num_threads``), where numpy's BLAS would start threads of its own.
 
