@@ -1,9 +1,12 @@
 """Label-attention constituency, dependency and semantic role parsing for spaCy."""
 from typing import Any
 
-from .extensions import register_extensions
+from .extensions import NonConstituentException, NotAConstituentError, register_extensions
 
-__all__ = ["load", "pipeline_path", "shipped_pipelines", "parse_with_constraints", "mark_predicates", "quantize"]
+__all__ = [
+    "load", "pipeline_path", "shipped_pipelines", "parse_with_constraints", "mark_predicates", "quantize",
+    "NotAConstituentError", "NonConstituentException",
+]
 __version__ = "0.1.0.dev0"
 
 register_extensions()

@@ -15,9 +15,12 @@ those offsets) and ``nlp.pipe(n_process=...)``:
 Read-only attributes (registered by :func:`register_extensions` on ``import spacy_lal``):
 ``doc._.trees``, ``doc._.tree``, ``doc._.srl``; ``span._.labels``, ``span._.parse_string``,
 ``span._.children``, ``span._.parent``, ``span._.constituents``; ``token._.labels``,
-``token._.parse_string``, ``token._.parent`` (those of the token's one-token span). The span and
-token attributes raise :class:`NotAConstituentError` for a span that is not a constituent of a
-stored tree; a constituent lies within one parsed sentence, so for a doc of several sentences
+``token._.parse_string``, ``token._.parent`` (those of the token's one-token span). As in benepar,
+``span._.children`` and ``span._.constituents`` are generators (``next(sent._.children)``; wrap them
+in ``list()`` to index or count), ``_.labels`` a tuple, ``_.parse_string`` a string and ``_.parent``
+a Span or None. The span and token attributes raise :class:`NotAConstituentError` (benepar's
+:data:`NonConstituentException`, a ValueError) for a span that is not a constituent of a stored
+tree, when the attribute is read (benepar's generators raise only when first advanced); a constituent lies within one parsed sentence, so for a doc of several sentences
 ``doc[:]`` is not one (use ``doc.sents``, or ``doc._.tree`` for one tree over all of them). POS
 tags come from ``token.tag_``; an empty tag reads as :data:`spacy_lal.tree.UNTAGGED`. Words are
 the tokens' texts. spaCy's whitespace tokens are no words of a treebank: the trees of
@@ -45,7 +48,14 @@ FRAME_ATTR = "lal_frame"
 
 
 class NotAConstituentError(ValueError):
-    """A span (or token) is not a constituent of a stored tree, or no tree covers it."""
+    """A span (or token) is not a constituent of a stored tree, or no tree covers it.
+
+    Also reachable as :data:`NonConstituentException`, benepar's name for it, so that code written
+    for benepar (``except NonConstituentException``) catches it, as does ``except ValueError``."""
+
+
+#: benepar's name for :class:`NotAConstituentError` (the same class).
+NonConstituentException = NotAConstituentError
 
 
 # -- setting ---------------------------------------------------------------------------------
@@ -240,16 +250,19 @@ def _get_parse_string(span: Span) -> str:
     return _Region.of(span).subtree(span.start, span.end).without_whitespace().to_string()
 
 
-def _get_children(span: Span) -> List[Span]:
-    """``span._.children``: the child constituents, single-token preterminals included (not
-    whitespace tokens); [] for a single token."""
+def _get_children(span: Span) -> Iterator[Span]:
+    """``span._.children``: a generator of the child constituents, left to right, single-token
+    preterminals included (not whitespace tokens); nothing for a single token. Raises
+    NotAConstituentError at once, not when first advanced."""
     region = _Region.of_constituent(span)
+    return _children(region, span)
+
+
+def _children(region: _Region, span: Span) -> Iterator[Span]:
     doc = span.doc
-    return [
-        doc[start:end]
-        for start, end in region.children(span.start, span.end)
-        if not (end - start == 1 and doc[start].is_space)
-    ]
+    for start, end in region.children(span.start, span.end):
+        if not (end - start == 1 and doc[start].is_space):
+            yield doc[start:end]
 
 
 def _get_parent(span: Span) -> Optional[Span]:
@@ -266,14 +279,19 @@ def _get_parent(span: Span) -> Optional[Span]:
     return span.doc[start:end]
 
 
-def _get_constituents(span: Span) -> List[Span]:
-    """``span._.constituents``: every constituent within the span, itself first, in pre-order;
-    single-token preterminals included."""
+def _get_constituents(span: Span) -> Iterator[Span]:
+    """``span._.constituents``: a generator of every constituent within the span, itself first,
+    in pre-order; single-token preterminals included. Raises NotAConstituentError at once."""
     region = _Region.of_constituent(span)
+    return _constituents(region, span)
+
+
+def _constituents(region: _Region, span: Span) -> Iterator[Span]:
     inside = {(start, end) for start, end, _ in region.spans if span.start <= start and end <= span.end}
     inside.update((i, i + 1) for i in range(span.start, span.end))
     # Sorting nested spans by (start, longest first) gives pre-order.
-    return [span.doc[start:end] for start, end in sorted(inside, key=lambda s: (s[0], -s[1]))]
+    for start, end in sorted(inside, key=lambda s: (s[0], -s[1])):
+        yield span.doc[start:end]
 
 
 # -- internals -------------------------------------------------------------------------------

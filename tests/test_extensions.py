@@ -10,9 +10,11 @@ import pytest
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span, Token
 
+import spacy_lal
 from spacy_lal import extensions
 from spacy_lal.extensions import (
     ExtensionConflictWarning,
+    NonConstituentException,
     NotAConstituentError,
     clear_trees,
     register_extensions,
@@ -72,7 +74,7 @@ def test_span_api(doc):
     assert doc[2]._.parse_string == "(-LRB- -LRB-)"
     # A unary chain over one word is one constituent; the word has no children.
     assert sent2._.labels == ("S", "VP")
-    assert sent2._.children == []
+    assert list(sent2._.children) == []
     assert sent2._.parse_string == SENT2
     assert spans_of(sent2._.constituents) == [(7, 8)]
 
@@ -130,6 +132,90 @@ def test_unparsed_sentence_is_not_a_constituent(nlp):
     with pytest.raises(NotAConstituentError):
         Doc(nlp.vocab, words=["x"])[0:1]._.constituents
     assert issubclass(NotAConstituentError, ValueError)
+
+
+def test_children_and_constituents_are_generators_as_in_benepar(doc):
+    # benepar 0.2 (integrations/spacy_extensions.py): children and constituents are generator
+    # functions, labels a tuple, parse_string a str, parent a Span or None.
+    sent1, _ = doc.sents
+    children, constituents = sent1._.children, sent1._.constituents
+    assert isinstance(children, types.GeneratorType) and isinstance(constituents, types.GeneratorType)
+    assert spans_of([next(children)]) == [(0, 1)]
+    assert spans_of(children) == [(1, 6), (6, 7)]  # the rest
+    assert spans_of([next(constituents), next(constituents)]) == [(0, 7), (0, 1)]
+    # A fresh one at every read.
+    assert spans_of([next(sent1._.children)]) == [(0, 1)]
+    with pytest.raises(StopIteration):
+        next(doc[0:1]._.children)  # a single token has no children
+    assert spans_of(doc[0:1]._.constituents) == [(0, 1)]
+    assert isinstance(sent1._.labels, tuple) and isinstance(sent1._.parse_string, str)
+    assert isinstance(doc[1:6]._.parent, Span) and sent1._.parent is None
+
+
+def test_not_a_constituent_answers_to_benepars_name(doc):
+    # benepar raises NonConstituentException; ours is the same class under both names, exported
+    # from the package too, and a ValueError.
+    assert NonConstituentException is NotAConstituentError
+    assert spacy_lal.NonConstituentException is spacy_lal.NotAConstituentError is NotAConstituentError
+    for caught in (NonConstituentException, NotAConstituentError, ValueError):
+        for attr in ("labels", "parse_string", "children", "constituents", "parent"):
+            with pytest.raises(caught):
+                getattr(doc[1:3]._, attr)
+    # Unlike benepar's generators, which raise only when first advanced, ours raise when read.
+    try:
+        doc[1:3]._.children
+    except NonConstituentException as error:
+        assert "is not a constituent" in str(error)
+    else:
+        raise AssertionError("no exception")
+
+
+# benepar's README (its PyPI description, "Usage with spaCy"), verbatim.
+BENEPAR_TEXT = "The time for action is now. It's never too late to do something."
+BENEPAR_PARSE = "(S (NP (NP (DT The) (NN time)) (PP (IN for) (NP (NN action)))) (VP (VBZ is) (ADVP (RB now))) (. .))"
+
+
+def check_benepar_example(doc):
+    sent = list(doc.sents)[0]
+    assert sent._.parse_string == BENEPAR_PARSE
+    assert sent._.labels == ("S",)
+    assert str(list(sent._.children)[0]) == "The time for action"
+    # The rest of the README's API list, on the same sentence.
+    the_time = list(sent._.children)[0]
+    assert the_time._.labels == ("NP",)
+    assert [c.text for c in the_time._.children] == ["The time", "for action"]
+    assert the_time._.parent == sent
+    assert next(sent._.constituents) == sent
+    assert [c.text for c in sent._.constituents if c._.labels] == [
+        "The time for action is now.", "The time for action", "The time", "for action", "action", "is now", "now",
+    ]
+    action = doc[3]
+    assert action._.labels == ("NP",) and action._.parse_string == "(NP (NN action))"
+    assert action._.parent.text == "for action"
+    assert doc[0]._.labels == () and doc[0]._.parse_string == "(DT The)"
+
+
+def test_benepar_readme_example_on_a_stored_parse(nlp):
+    doc = nlp(BENEPAR_TEXT)
+    second = "(S (NP (PRP It)) (VP (VBZ 's) (ADVP (RB never)) (ADJP (RB too) (JJ late) (S (VP (TO to) (VP (VB do) (NP (NN something))))))) (. .))"
+    trees = [Tree.from_string(BENEPAR_PARSE), Tree.from_string(second)]
+    assert [t.text for t in doc] == [w for tree in trees for w in tree.words()]
+    for token, tag in zip(doc, [tag for tree in trees for tag in tree.tags()]):
+        token.tag_ = tag
+    doc[0].is_sent_start = True
+    doc[7].is_sent_start = True
+    for i in range(1, len(doc)):
+        if i != 7:
+            doc[i].is_sent_start = False
+    for sent, tree in zip(doc.sents, trees):
+        set_tree(sent, tree.to_spans())
+    check_benepar_example(doc)
+
+
+@pytest.mark.skipif("en_lal_ewt" not in spacy_lal.shipped_pipelines(), reason="the shipped pipeline is not built")
+def test_benepar_readme_example_on_the_shipped_pipeline():
+    # The shipped parser gives benepar's README parse of its example word for word.
+    check_benepar_example(spacy_lal.load()(BENEPAR_TEXT))
 
 
 def test_set_tree_replaces_overlapping_trees(nlp):
@@ -198,7 +284,7 @@ def test_deep_tree_on_a_doc(nlp):
     doc = Doc(nlp.vocab, words=words)
     set_tree(doc[:], [(i, depth + 1, ("X",)) for i in range(depth)])
     assert doc[:]._.parse_string.count("(X ") == depth
-    assert len(doc[:]._.constituents) == 2 * depth + 1
+    assert len(list(doc[:]._.constituents)) == 2 * depth + 1
     assert spans_of(doc[depth - 1 :]._.children) == [(depth - 1, depth), (depth, depth + 1)]
 
 
