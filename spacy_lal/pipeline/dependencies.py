@@ -15,8 +15,9 @@ sentence's tokens:
 ``doc.noun_chunks`` comes from the vocab's syntax iterator, which for English expects spaCy's
 ClearNLP labels (``dobj``, ``pobj``, ...). A parser trained on UD labels installs
 :func:`ud_noun_chunks` instead (:func:`use_ud_noun_chunks`), so base noun phrases work as users
-expect: a noun, pronoun or proper noun in a nominal role, from its left edge (without a leading
-preposition or conjunction, which UD attaches to the noun) to itself.
+expect: a noun, pronoun or proper noun in a nominal role or a copular clause's predicate, with
+its determiners, modifiers, compounds, possessor and the rest of its name, and without the
+preposition, conjunction, subject or copula that UD attaches to it.
 """
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
@@ -34,43 +35,87 @@ __all__ = ["ATTACH_LABEL", "set_dependencies", "units_by_doc", "ud_noun_chunks",
 ATTACH_LABEL = "dep"  # label of attachments the model does not predict (see the module docstring)
 
 
-# UD relations of a nominal that heads a base noun phrase (subtypes included by their prefix).
-NP_RELATIONS = ("nsubj", "obj", "iobj", "obl", "nmod", "appos", "root", "vocative", "dislocated", "expl")
-# Left dependents that UD puts under the noun but that are not part of the noun phrase.
-NOT_IN_NP = ("case", "cc", "mark", "punct")
+# UD relations of a nominal that heads a base noun phrase (subtypes included by their prefix):
+# spaCy's English labels (nsubj, dobj, pobj, dative, appos, attr, oprd, ROOT) in UD's terms.
+NP_RELATIONS = ("nsubj", "obj", "iobj", "obl", "nmod", "appos", "root", "vocative", "dislocated", "expl",
+                "xcomp")
+# Dependents of the noun that are inside its base noun phrase (subtypes by their prefix): to the
+# left, determiners, modifiers, compounds and possessors (with their own subtrees: "a very kind
+# woman", "the man's car"); to the right, the rest of a multi-word name ("Barack Obama").
+LEFT_IN_NP = ("det", "amod", "nummod", "compound", "nmod:poss", "nmod:desc", "nmod:unmarked", "flat", "fixed",
+              "goeswith")
+RIGHT_IN_NP = ("flat", "fixed", "goeswith", "compound")
 # Labels only UD has: a parser predicting them gets the UD noun chunks.
 UD_MARKERS = frozenset({"obj", "obl", "nsubj:pass", "iobj", "nmod:poss"})
 
 
+def _is(token, relations: Sequence[str]) -> bool:
+    """Whether ``token``'s relation is one of ``relations`` or a subtype of one (case ignored)."""
+    dep = token.dep_.lower()
+    return any(dep == relation or dep.startswith(relation + ":") for relation in relations)
+
+
+def _heads_np(word) -> bool:
+    """Whether the nominal ``word`` heads a noun phrase in its own right: in a nominal relation,
+    or the nominal predicate of a copular clause ("Apple is [a technology company]", whatever
+    the clause's own relation)."""
+    return _is(word, NP_RELATIONS) or any(child.dep_.lower() == "cop" for child in word.lefts)
+
+
 def ud_noun_chunks(doclike: Union[Doc, Span]) -> Iterator[Tuple[int, int, int]]:
     """Base noun phrases of a UD dependency parse: ``(start, end, label)`` as spaCy's syntax
-    iterators give them (the ``noun_chunks`` of ``Doc`` and ``Span``)."""
+    iterators give them (the ``noun_chunks`` of ``Doc`` and ``Span``), never nested, in order.
+
+    A noun, proper noun or pronoun heads one when it is in a nominal relation (:data:`NP_RELATIONS`,
+    as spaCy's English iterator's labels), is the nominal predicate of a copular clause (a ``cop``
+    dependent), or is a conjunct of such a nominal (each conjunct its own phrase, as in spaCy). Its
+    phrase runs from the left edge of its nearest unbroken run of :data:`LEFT_IN_NP` dependents (so
+    neither a preposition, conjunction or marker that UD attaches to the noun, nor the subject and
+    copula of a predicate nominal, nor an adverb) to the right edge of its unbroken run of
+    :data:`RIGHT_IN_NP` dependents ("Barack Obama"). A possessor (``nmod:poss``) is inside its
+    possessum's phrase ("John's sister"), as spaCy's English iterator has it, and so is a title
+    (``nmod:desc``, "Mr. Brown"): a left dependent of those relations heads no phrase of its own.
+    A Doc that the parser left unparsed because it has no words (whitespace only) has no noun
+    chunks; any other Doc without a dependency parse raises spaCy's E029, as spaCy's iterators do.
+    """
     doc = doclike.doc
     if not doc.has_annotation("DEP"):
+        if all(token.is_space for token in doc):
+            return
         raise ValueError("[E029] noun_chunks requires the dependency parse, which requires a statistical model")
     np_label = doc.vocab.strings.add("NP")
     prev_end = -1
     for word in doclike:
-        # A possessor ("John's") is inside its possessum's phrase ("John's sister").
-        if word.pos not in (NOUN, PROPN, PRON) or word.dep_ == "nmod:poss":
+        if word.pos not in (NOUN, PROPN, PRON):
             continue
-        relation = word.dep_.split(":")[0].lower()
-        if relation == "conj":  # coordinated with a noun phrase: one too
-            head = word.head
-            while head.dep_ == "conj" and head.head.i < head.i:
-                head = head.head
-            if head.pos not in (NOUN, PROPN, PRON):
+        if word.head.i > word.i and _is(word, LEFT_IN_NP):  # inside the phrase of its head
+            continue
+        if _is(word, ("conj",)):  # coordinated with a noun phrase: one too
+            first = word.head
+            while _is(first, ("conj",)) and first.head.i < first.i:
+                first = first.head
+            if first.pos not in (NOUN, PROPN, PRON) or not _heads_np(first):
                 continue
-            relation = head.dep_.split(":")[0].lower()
-        if relation not in NP_RELATIONS:
+        elif not _heads_np(word):
             continue
-        start = word.left_edge.i
-        while start < word.i and doc[start].dep_.split(":")[0] in NOT_IN_NP:
+        start = word.i
+        for child in reversed(list(word.lefts)):
+            if not _is(child, LEFT_IN_NP):
+                break
+            start = child.left_edge.i
+        end = word.i + 1
+        for child in word.rights:
+            if not _is(child, RIGHT_IN_NP):
+                break
+            end = child.right_edge.i + 1
+        while doc[start].is_space:  # whitespace at the sentence's start, attached to its first word
             start += 1
-        if start <= prev_end:  # no nested chunks
+        while doc[end - 1].is_space:
+            end -= 1
+        if start <= prev_end:  # no nested or overlapping chunks
             continue
-        prev_end = word.i
-        yield start, word.i + 1, np_label
+        prev_end = end - 1
+        yield start, end, np_label
 
 
 def use_ud_noun_chunks(vocab: Vocab, labels: Iterable[str], doc: Optional[Doc] = None) -> None:
