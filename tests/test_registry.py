@@ -141,7 +141,7 @@ def test_package_config_assembles_the_shipped_pipeline(tmp_path):
     shipped = pipeline_path("en_lal_ewt")
     command = [sys.executable, "-m", "spacy", "assemble", str(ROOT / "configs" / "en_lal_ewt.cfg")]
     command += [str(tmp_path / "out"), "--paths.parser", str(shipped), "--paths.srl", str(shipped)]
-    command += ["--paths.lemmatizer", str(shipped)]
+    command += ["--paths.lemmatizer", str(shipped), "--paths.senter", str(shipped)]
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assembled = spacy.load(tmp_path / "out")
