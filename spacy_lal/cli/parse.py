@@ -1,4 +1,4 @@
-"""``python -m spacy_lal parse``: parse text and show trees, dependencies and semantic roles.
+"""`python -m spacy_lal parse`: parse text and show trees, dependencies and semantic roles.
 
     python -m spacy_lal parse "The cat sat on the mat."
     python -m spacy_lal parse "The cat sat on the mat." --model training/lal_parser/model-best
@@ -6,17 +6,24 @@
     python -m spacy_lal parse --file input.txt --model PIPELINE --format json
     python -m spacy_lal parse --file input.txt --model PIPELINE --render parses.html
 
-Each line of a file or of standard input is one text. ``--format text`` (the default) prints,
-per sentence, the indented tree, a dependency table and the role frames; ``ptb``, ``conllu`` and
-``conll05`` print what ``python -m spacy_lal export`` writes; ``json`` prints one object per text.
-``--render`` also writes an HTML page drawing each sentence's tree and dependencies (displaCy style).
+Each line of a file or of standard input is one text (lines end at a line feed; a carriage
+return before it is dropped, one inside a line is whitespace of the text), and each line gives
+one record of output, blank lines included, in order: `--format text` (the default) prints
+`# line N` and then, per sentence, the indented tree, a dependency table and the role frames
+(`# line N: blank` for a blank line); `json` prints one object a line, one line per input line;
+`ptb`, `conllu` and `conll05` print what `python -m spacy_lal export` writes: the trees one a
+line and the props as sentences, a blank input line giving an empty line in both, and CoNLL-U
+with `# newdoc id = line-N` and `# sent_id = line-N` (`line-N-K` for the K-th sentence of a
+line), a blank line giving no sentence (CoNLL-U has no empty sentence). A sentence of
+whitespace alone is written in none of these three formats. The input must be UTF-8.
+`--render` also writes an HTML page drawing each sentence's tree and dependencies (displaCy style).
 """
 import argparse
-import json
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Any, Iterable, List, Optional
+from typing import Any, List, Optional, Union
 
 from ..pretrained import DEFAULT_PIPELINE, shipped_pipelines
 
@@ -69,26 +76,28 @@ def main(args: argparse.Namespace) -> int:
         return 1
     try:
         texts = _read_texts(args)
-    except OSError as error:
-        print(f"parse: cannot read --file {args.file}: {_one_line(error)}", file=sys.stderr)
+    except (OSError, ValueError) as error:
+        print(f"parse: {_one_line(error)}", file=sys.stderr)
         return 1
-    if not texts:
+    if not any(text.strip() for text in texts):
         # A whitespace-only text has no words to parse; exporting it would invent a tree.
         print("parse: nothing to parse: the input is empty or only whitespace", file=sys.stderr)
         return 1
+    records = args.text is None or args.text == "-"  # one record per line of a file or stdin
     docs = list(nlp.pipe(texts))
     if args.format == "text":
-        for doc in docs:
-            print(format_doc(doc))
+        for number, doc in enumerate(docs, start=1):
+            if records:
+                print(f"# line {number}" + ("" if doc.text.strip() else ": blank"))
+            if doc.text.strip():
+                print(format_doc(doc))
     elif args.format == "json":
-        from ..corpora.export import doc_to_json
+        from ..corpora.export import doc_to_json, json_line
 
         for doc in docs:
-            print(json.dumps(doc_to_json(doc), ensure_ascii=False))
+            print(json_line(doc_to_json(doc)))
     else:
-        from ..corpora.export import to_text
-
-        print(to_text(docs, args.format), end="")
+        print(_sentence_format(docs, args.format, records), end="")
     if args.render is not None:
         from ..render import render
 
@@ -130,16 +139,74 @@ def _unwritable(path: Path, option: str) -> Optional[str]:
 
 
 def _read_texts(args: argparse.Namespace) -> List[str]:
+    """The texts: the TEXT argument, or one per line of --file or standard input (blank lines
+    kept). Raises OSError when the file cannot be read, ValueError (one line) when the input is
+    not UTF-8."""
     if args.text is not None and args.text != "-":
-        return _non_blank([args.text])
+        if _SURROGATE.search(args.text):  # the shell passed bytes that are not UTF-8
+            raise ValueError("the TEXT argument is not valid UTF-8")
+        return [args.text]
     if args.file is not None:
-        with args.file.open(encoding="utf8") as lines:
-            return _non_blank(lines)
-    return _non_blank(sys.stdin)
+        try:
+            data = args.file.read_bytes()
+        except OSError as error:
+            raise OSError(f"cannot read --file {args.file}: {_one_line(error)}") from None
+        return _split_lines(data, f"--file {args.file}")
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text stream without bytes beneath (tests, embedding)
+        return _split_lines(sys.stdin.read(), "standard input")
+    return _split_lines(buffer.read(), "standard input")
 
 
-def _non_blank(lines: Iterable[str]) -> List[str]:
-    return [line.rstrip("\n") for line in lines if line.strip()]
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _split_lines(data: Union[bytes, str], name: str) -> List[str]:
+    """The lines of ``data`` (UTF-8 bytes, a byte-order mark dropped), split at line feeds only,
+    a carriage return before the line feed dropped; no last empty line after a final line feed."""
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            line = data.count(b"\n", 0, error.start) + 1
+            column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+            raise ValueError(
+                f"cannot read {name}: not UTF-8 at line {line}, byte {column} of the line (byte offset "
+                f"{error.start} of the input: {data[error.start:error.start + 1]!r}); give UTF-8 text"
+            ) from None
+    else:
+        text = data
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def _sentence_format(docs: List[Any], fmt: str, records: bool) -> str:
+    """What ``export`` writes for ``docs`` in ``fmt`` (ptb, conllu, conll05), one record per Doc
+    when ``records``: CoNLL-U ids naming the line, an empty line for a Doc without sentences in
+    the PTB and props output (see the module docstring)."""
+    from ..corpora.export import to_text, word_sentences
+
+    if not records:
+        return to_text(docs, fmt)
+    if fmt == "conllu":
+        for number, doc in enumerate(docs, start=1):
+            doc.user_data["doc_id"] = doc.user_data["sent_id"] = f"line-{number}"
+        return to_text(docs, fmt)
+    text = to_text(docs, fmt)
+    # One piece per sentence: a tree line, or a props block (rows and the blank line after them).
+    if fmt == "ptb":
+        pieces = [line + "\n" for line in text.split("\n")[:-1]]
+    else:
+        pieces = [block + "\n\n" for block in text.split("\n\n")[:-1]]
+    out: List[str] = []
+    position = 0
+    for doc in docs:
+        count = sum(1 for _ in word_sentences(doc))
+        out.extend(pieces[position:position + count] if count else ["\n"])
+        position += count
+    return "".join(out)
 
 
 def _one_line(error: Exception) -> str:
@@ -157,20 +224,24 @@ def format_tree(tree: Any, indent: int = 0) -> str:
 
 
 def format_doc(doc: Any) -> str:
-    from ..corpora.export import sentence_tree, sentences
+    from ..corpora.export import sentence_tree, sentence_words, word_sentences
 
     blocks = []
     frames = doc._.srl
-    for number, sent in enumerate(sentences(doc), start=1):
-        lines = [f"# sentence {number}: {sent.text}"]
+    for number, sent in enumerate(word_sentences(doc), start=1):
+        # The header is one line: each whitespace run of the sentence's text as one space.
+        lines = [f"# sentence {number}: {' '.join(sent.text.split())}"]
         tree = sentence_tree(sent)
         if tree is not None:
             lines += ["tree:", format_tree(tree, 1)]
         if doc.has_annotation("DEP"):
             lines.append("dependencies:")
-            for token in sent:
-                head = "ROOT" if token.head.i == token.i else f"{token.head.i - sent.start + 1} {token.head.text}"
-                lines.append(f"  {token.i - sent.start + 1:>3} {token.text:<15} {token.dep_:<12} <- {head}")
+            # The words, numbered as in CoNLL-U: whitespace tokens are not words (see export).
+            words = sentence_words(sent)
+            ids = {token.i: number for number, token in enumerate(words, start=1)}
+            for token in words:
+                head = "ROOT" if token.head.i == token.i else f"{ids.get(token.head.i, '_')} {token.head.text}"
+                lines.append(f"  {ids[token.i]:>3} {token.text:<15} {token.dep_:<12} <- {head}")
         sent_frames = [frame for frame in frames if sent.start <= frame.predicate.i < sent.end]
         if sent_frames:
             lines.append("roles:")

@@ -10,11 +10,11 @@ pieces of a shard in input order and writes them. Every document keeps its input
 - ``conllu``: ``# newdoc id`` and ``# sent_id`` from the id (``<id>-<k>`` for the k-th sentence)
   unless the Doc already had them (DocBin input).
 - ``ptb`` (one tree a line) and ``conll05`` (props): formats without room for ids, so each shard
-  has a ``.ids`` file beside it: one line per document, ``<id>\\t<number of sentences>``, in order.
+  has a ``.ids`` file beside it: one line per document, ``<id>\\t<number of sentences>``, in order
+  (the sentences written: a document of whitespace alone has 0, see :mod:`spacy_lal.corpora.export`).
 """
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Dict, List, Sequence, Union
@@ -38,17 +38,14 @@ def format_docs(docs: Sequence[Any], fmt: str) -> Dict[str, Payload]:
 
         return {"data": DocBin(store_user_data=True, docs=docs).to_bytes()}
     if fmt == "jsonl":
-        from ..corpora.export import doc_to_json
+        from ..corpora.export import doc_to_json, json_line
 
         lines = [
-            json.dumps(
-                {"id": doc.user_data[ID_KEY], "meta": doc.user_data.get(META_KEY, {}), **doc_to_json(doc)},
-                ensure_ascii=False,
-            )
+            json_line({"id": doc.user_data[ID_KEY], "meta": doc.user_data.get(META_KEY, {}), **doc_to_json(doc)})
             for doc in docs
         ]
         return {"data": "".join(line + "\n" for line in lines)}
-    from ..corpora.export import sentences, to_text
+    from ..corpora.export import to_text, word_sentences
 
     if fmt == "conllu":
         for doc in docs:
@@ -57,7 +54,7 @@ def format_docs(docs: Sequence[Any], fmt: str) -> Dict[str, Payload]:
         return {"data": to_text(docs, fmt)}
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r}; choose one of {FORMATS}")
-    ids = "".join(f"{doc.user_data[ID_KEY]}\t{sum(1 for _ in sentences(doc))}\n" for doc in docs)
+    ids = "".join(f"{doc.user_data[ID_KEY]}\t{sum(1 for _ in word_sentences(doc))}\n" for doc in docs)
     return {"data": to_text(docs, fmt), "ids": ids}
 
 

@@ -104,6 +104,8 @@ def text_blocks(out: str) -> List[Dict[str, List[str]]]:
     blocks: List[Dict[str, List[str]]] = []
     section = "header"
     for line in out.splitlines():
+        if line.startswith("# line "):  # a record's header (file and standard input)
+            continue
         if line.startswith("# sentence "):
             blocks.append({"header": [line]})
             section = "header"
@@ -290,44 +292,85 @@ def test_conll05_format(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path:
 
 LINES = f"{CAT}\n\n{MARY}\n   \n{DOGS}"  # blank and whitespace-only lines; no final newline
 TEXTS = [CAT, MARY, DOGS]
+LINE_TEXTS = [CAT, "", MARY, "   ", DOGS]  # one record per line, blank ones included
 
 
 def check_json_records(out: str, cat_gold: SimpleNamespace, dogs_heads: List[int]) -> None:
     records = [json.loads(line) for line in out.splitlines()]
-    assert [r["text"] for r in records] == TEXTS
-    cat, mary, dogs = records
+    assert [r["text"] for r in records] == LINE_TEXTS
+    cat, blank, mary, spaces, dogs = records
+    assert blank["sentences"] == blank["tokens"] == blank["frames"] == []
+    assert all(s["tree"] is None for s in spaces["sentences"]) and spaces["frames"] == []
     assert [t["head"] for t in cat["tokens"]] == zero_based_heads(cat_gold.heads)
     assert [t["head"] for t in dogs["tokens"]] == zero_based_heads(dogs_heads)
     assert [(f["predicate"], f["sense"]) for f in mary["frames"]] == [(1, "borrow.01")]
 
 
-def test_file_gives_one_output_per_non_blank_line(
+def test_file_gives_one_record_per_line(
     pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path, cat_gold, dogs_heads, mary_frames,
 ) -> None:
     path = tmp_path / "input.txt"
     path.write_text(LINES, encoding="utf8")
     check_json_records(parse(capsys, pipeline, "json", "--file", str(path)), cat_gold, dogs_heads)
 
-    blocks = text_blocks(parse(capsys, pipeline, "text", "--file", str(path)))
+    out = parse(capsys, pipeline, "text", "--file", str(path))
+    headers = [line for line in out.splitlines() if line.startswith("# line ")]
+    assert headers == ["# line 1", "# line 2: blank", "# line 3", "# line 4: blank", "# line 5"]
+    blocks = text_blocks(out)
     assert [block["header"] for block in blocks] == [[f"# sentence 1: {text}"] for text in TEXTS]
     assert all("tree" in block and "dependencies" in block for block in blocks)
 
-    (cat, mary, dogs) = read_trees(parse(capsys, pipeline, "ptb", "--file", str(path)))
+    # One tree a line, an empty line for a blank input line: the lines stay the input's.
+    out = parse(capsys, pipeline, "ptb", "--file", str(path))
+    lines = out.split("\n")
+    assert lines[-1] == "" and [bool(line) for line in lines[:-1]] == [True, False, True, False, True]
+    (cat, mary, dogs) = read_trees(out)
     assert [cat.words(), mary.words(), dogs.words()] == [text.split() for text in TEXTS]
 
+    # CoNLL-U has no empty sentence: the ids name the line each sentence comes from.
     sentences = conllu_sentences(parse(capsys, pipeline, "conllu", "--file", str(path)))
-    assert [comments[0] for comments, _ in sentences] == ["# sent_id = 1", "# sent_id = 2", "# sent_id = 3"]
+    assert [comments for comments, _ in sentences] == [
+        [f"# newdoc id = line-{n}", f"# sent_id = line-{n}", f"# text = {text}"] for n, text in zip((1, 3, 5), TEXTS)
+    ]
     for (_, rows), text in zip(sentences, TEXTS):
         check_conllu_sentence(rows, text.split())
 
-    # The props stay aligned sentence by sentence with a words file of the inputs.
+    # The props: a block per sentence, an empty line for a blank input line.
     props = parse(capsys, pipeline, "conll05", "--file", str(path))
-    for cells in props_sentences(props):
-        n_predicates = sum(row[0] != "-" for row in cells)
-        assert all(len(row) == 1 + n_predicates for row in cells)
-    docs = read_back_conll05(props, TEXTS, tmp_path)
+    first, second, third = props.split("\n\n\n")  # two blocks of no rows: one more blank line each
+    cells = [props_sentences(first + "\n\n"), props_sentences(second + "\n\n"), props_sentences(third)]
+    for ((rows,), text) in zip(cells, TEXTS):
+        n_predicates = sum(row[0] != "-" for row in rows)
+        assert len(rows) == len(text.split()) and all(len(row) == 1 + n_predicates for row in rows)
+    docs = read_back_conll05(props.replace("\n\n\n", "\n\n"), TEXTS, tmp_path)
     assert [[t.text for t in doc] for doc in docs] == [text.split() for text in TEXTS]
     assert frames_of(docs[1]) == [(p, None, args) for p, _, args in mary_frames]
+
+
+def test_file_lines_end_at_line_feeds_only(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """CRLF ends a line; a lone carriage return, U+2028 or a form feed inside a line do not."""
+    path = tmp_path / "input.txt"
+    path.write_bytes(f"{CAT}\r\nDogs\rbark .\u2028\x0c\n{MARY}".encode("utf8"))
+    records = [json.loads(line) for line in parse(capsys, pipeline, "json", "--file", str(path)).splitlines()]
+    assert [r["text"] for r in records] == [CAT, "Dogs\rbark .\u2028\x0c", MARY]
+
+
+def test_file_that_is_not_utf8(pipeline: Path, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes(f"{CAT}\n".encode("utf8") + "Caf\u00e9 au lait .\n".encode("latin-1"))
+    assert cli(["parse", "--file", str(path), "--model", str(pipeline)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith(f"parse: cannot read --file {path}: not UTF-8 at line 2, byte 4 of the line")
+    assert "Traceback" not in captured.err
+
+
+def test_text_argument_that_is_not_utf8(pipeline: Path, capsys: pytest.CaptureFixture) -> None:
+    # What Python makes of argv bytes that are not UTF-8 (surrogateescape).
+    assert cli(["parse", "Caf\udce9 .", "--model", str(pipeline)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip() == "parse: the TEXT argument is not valid UTF-8"
 
 
 @pytest.mark.parametrize("text_argument", [[], ["-"]], ids=["no-argument", "dash"])
