@@ -46,7 +46,9 @@ def main(args: argparse.Namespace) -> int:
     try:
         list(read_sentences(args.data))
     except (OSError, ValueError) as error:
-        print(f"behaviour: cannot read --data: {error}", file=sys.stderr)
+        from . import error_line
+
+        print(f"behaviour: cannot read --data: {error_line(error, [args.data])}", file=sys.stderr)
         return 1
     try:
         nlp = spacy_lal.load(args.model) if args.model in shipped_pipelines() else spacy.load(args.model)

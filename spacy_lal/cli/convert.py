@@ -99,7 +99,15 @@ def main(args: argparse.Namespace) -> int:
         print(f"{args.output}: {len(docbin)} docs from {len(inputs)} file(s)")
         return 0
     except (ValueError, OSError) as err:  # format errors name the file and line
-        print(f"error: {err}", file=sys.stderr)
+        from . import error_line
+
+        if args.format == "ewt":
+            paths: List[Path] = []
+        elif args.format == "conll05":
+            paths = [p for p in (args.props, args.words, args.synt) if p is not None]
+        else:
+            paths = _expand(args.inputs, args.pattern)
+        print(f"error: {error_line(err, paths)}", file=sys.stderr)
         return 1
 
 

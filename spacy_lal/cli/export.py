@@ -27,6 +27,8 @@ def main(args: argparse.Namespace) -> int:
     import spacy_lal  # noqa: F401  (registers the extensions)
     from spacy_lal.corpora import export
 
+    from . import error_line
+
     try:
         vocab = spacy.blank(args.lang).vocab
         docs = DocBin(store_user_data=True).from_disk(args.input).get_docs(vocab)
@@ -37,7 +39,7 @@ def main(args: argparse.Namespace) -> int:
         else:
             n = export.write_conll05(docs, args.output, words=args.words)
     except (ValueError, OSError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {error_line(err, [args.input])}", file=sys.stderr)
         return 1
     print(f"{args.output}: {n} sentences ({args.format})")
     return 0

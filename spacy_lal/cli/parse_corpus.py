@@ -76,7 +76,9 @@ def main(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
     except (ValueError, OSError, ImportError, RuntimeError) as error:
-        print(f"parse-corpus: {error}", file=sys.stderr)
+        from . import error_line
+
+        print(f"parse-corpus: {error_line(error)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"parse-corpus: interrupted; run the same command again to resume from {args.output}/manifest.jsonl",

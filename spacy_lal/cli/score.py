@@ -63,7 +63,9 @@ def main(args: argparse.Namespace) -> int:
         else:
             report, table, notes = _srl(args)
     except (OSError, TreeFormatError, UDError, SrlFormatError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        from . import error_line
+
+        print(f"error: {error_line(err, [args.gold, args.pred])}", file=sys.stderr)
         return 1
     for note in notes:
         print(note, file=sys.stderr)

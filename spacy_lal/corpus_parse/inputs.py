@@ -7,8 +7,9 @@ same shards:
 - ``*.jsonl``: one JSON object a line with a string ``text``; ``id`` (if present) is the
   document's id, every other field is kept as metadata. Blank lines are skipped.
 - ``*.spacy``: a DocBin; a Doc's id is ``user_data["id"]`` or ``["sent_id"]`` if set.
-- any other file: plain text, one document a line (blank lines skipped), or with
-  ``text_unit="file"`` the whole file is one document.
+- any other file: plain text, one document a line (lines end at a line feed; blank lines
+  skipped), or with ``text_unit="file"`` the whole file is one document. Input must be UTF-8:
+  a line that is not raises CorpusFormatError naming the file, the line and the byte.
 - a directory: its ``.jsonl`` and ``.spacy`` files (recursively, sorted) are sources of their own;
   its ``.txt`` files are one document each (``text_unit="file"``, the default for directories),
   read as one source named after the directory, or one document a line with ``text_unit="line"``.
@@ -130,31 +131,52 @@ def _stem(label: str) -> str:
 
 
 def _read_lines(source: Source) -> Iterator[Record]:
+    """One document a line; lines end at a line feed only (a carriage return before it is
+    dropped, any other, like U+2028, is part of the text), blank lines skipped."""
     path, label = source.paths[0], source.labels[0]
-    with open(path, encoding="utf8", newline="") as lines:
-        for number, line in enumerate(lines, start=1):
-            text = line.rstrip("\r\n")
-            if text.strip():
-                yield Record(f"{label}:{number}", text)
+    for number, text in _utf8_lines(path):
+        if text.endswith("\r"):
+            text = text[:-1]
+        if text.strip():
+            yield Record(f"{label}:{number}", text)
+
+
+def _utf8_lines(path: PathLike) -> Iterator[tuple]:
+    """(line number, text without its line feed) of each line of a UTF-8 file (a byte-order mark
+    at its start dropped); a line that is not UTF-8 raises CorpusFormatError naming it."""
+    with open(path, "rb") as lines:
+        for number, raw in enumerate(lines, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            yield number, _decode(raw, path, number).rstrip("\n")
+
+
+def _decode(raw: bytes, path: PathLike, line: Optional[int]) -> str:
+    try:
+        return raw.decode("utf8")
+    except UnicodeDecodeError as error:
+        where = "of the line" if line is not None else "of the file"
+        raise CorpusFormatError(
+            path, line, f"not UTF-8 at byte {error.start + 1} {where} ({raw[error.start:error.start + 1]!r}); give UTF-8 text"
+        ) from None
 
 
 def _read_jsonl(source: Source) -> Iterator[Record]:
     path, label = source.paths[0], source.labels[0]
-    with open(path, encoding="utf8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as error:
-                where = f"at character {error.pos + 1}"
-                raise CorpusFormatError(path, number, f"not valid JSON ({error.msg} {where})") from None
-            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-                got = type(obj.get("text")).__name__ if isinstance(obj, dict) and "text" in obj else "no 'text'"
-                raise CorpusFormatError(path, number, f"expected a JSON object with a string field 'text', got {got}")
-            meta = {k: v for k, v in obj.items() if k not in ("text", "id")}
-            doc_id = str(obj["id"]) if obj.get("id") is not None else f"{label}:{number}"
-            yield Record(doc_id, obj["text"], meta=meta)
+    for number, line in _utf8_lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as error:
+            where = f"at character {error.pos + 1}"
+            raise CorpusFormatError(path, number, f"not valid JSON ({error.msg} {where})") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+            got = type(obj.get("text")).__name__ if isinstance(obj, dict) and "text" in obj else "no 'text'"
+            raise CorpusFormatError(path, number, f"expected a JSON object with a string field 'text', got {got}")
+        meta = {k: v for k, v in obj.items() if k not in ("text", "id")}
+        doc_id = str(obj["id"]) if obj.get("id") is not None else f"{label}:{number}"
+        yield Record(doc_id, obj["text"], meta=meta)
 
 
 def _load_docbin(path: Path) -> Any:
@@ -177,4 +199,4 @@ def _read_docbin(source: Source) -> Iterator[Record]:
 
 def _read_files(source: Source) -> Iterator[Record]:
     for path, label in zip(source.paths, source.labels):
-        yield Record(label, Path(path).read_text(encoding="utf8"))
+        yield Record(label, _decode(Path(path).read_bytes(), path, None))
