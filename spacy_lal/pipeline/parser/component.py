@@ -39,6 +39,7 @@ from thinc.api import Model
 
 from ...extensions import set_trees, stored_trees
 from ...tree import WHITESPACE_TAG, LabelledSpan
+from ..clear import check_scheme, clear_ud, set_clear_dependencies, use_english_noun_chunks
 from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from ..constraints import check_constraints
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
@@ -63,6 +64,7 @@ JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (
         "joint_weight": 1.0,
         "quantize": False,
         "constraints": {"require": [], "no_cross": []},
+        "dependency_scheme": "ud",
         "piece_length": DEFAULT_PIECE_LENGTH,
         "scorer": {"@scorers": "spacy-lal.parser_scorer.v1"},
     },
@@ -83,6 +85,7 @@ def make_lal_parser(
     joint_weight: float,
     quantize: bool,
     constraints: Dict[str, List[str]],
+    dependency_scheme: str,
     piece_length: int,
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
@@ -104,6 +107,13 @@ def make_lal_parser(
     many (one warning per call), in time that grows linearly beyond it; each sentence still gets
     one tree (the pieces' trees under one root) and one dependency tree.
 
+    ``dependency_scheme``: "ud" (Universal Dependencies, as the parser is trained) or "clear":
+    ``token.dep_`` / ``token.head`` in spaCy's English (ClearNLP) scheme, converted from the UD
+    tree (``pipeline/clear.py``, docs/clear-scheme.md), for code written for ``en_core_web_sm``
+    (textacy, spaCy's English ``noun_chunks``, DependencyMatcher patterns); the UD tree stays
+    readable as ``token._.ud_dep`` / ``token._.ud_head``. Can be set at load:
+    ``spacy.load(path, config={"components": {"lal_parser": {"dependency_scheme": "clear"}}})``.
+
     The default ``model`` is the shipped English parser (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.LabelAttentionParser.v1`` model config to train one from scratch.
     """
@@ -117,6 +127,7 @@ def make_lal_parser(
         joint_weight=joint_weight,
         quantize=quantize,
         constraints=constraints,
+        dependency_scheme=dependency_scheme,
         piece_length=piece_length,
         scorer=scorer,
     )
@@ -137,6 +148,7 @@ def make_lal_parser(
         "model": untrained_model("spacy-lal.LabelAttentionParser.v1"),
         "dependency_decoder": "mst",
         "quantize": False,
+        "dependency_scheme": "ud",
         "piece_length": DEFAULT_PIECE_LENGTH,
         "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
     },
@@ -148,11 +160,12 @@ def make_lal_dependency_parser(
     model: Model,
     dependency_decoder: str,
     quantize: bool,
+    dependency_scheme: str,
     piece_length: int,
     scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
-    """Dependency parser on the label-attention encoder (no constituency head); ``quantize`` and
-    ``piece_length`` as for ``lal_parser``."""
+    """Dependency parser on the label-attention encoder (no constituency head); ``quantize``,
+    ``dependency_scheme`` and ``piece_length`` as for ``lal_parser``."""
     return LabelAttentionParser(
         nlp.vocab,
         model,
@@ -161,6 +174,7 @@ def make_lal_dependency_parser(
         dependencies=True,
         dependency_decoder=dependency_decoder,
         quantize=quantize,
+        dependency_scheme=dependency_scheme,
         piece_length=piece_length,
         scorer=scorer,
     )
@@ -185,7 +199,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
     (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
     RUNTIME_ATTRS = ("max_chart_cells",)
-    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize", "constraints")
+    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize", "constraints", "dependency_scheme")
     # Units of 8 batches are length-sorted together: fed sorted sentences, the parser runs 2-3
     # times faster than on batches sorted alone (padding), with max_chart_cells bounding memory.
     BUCKET_BATCHES = 8
@@ -208,6 +222,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         joint_weight: float = 1.0,
         quantize: bool,
         constraints: Optional[Dict[str, List[str]]] = None,
+        dependency_scheme: str,
         piece_length: int,
         scorer: Optional[Callable] = None,
     ) -> None:
@@ -222,6 +237,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
             "joint_weight": joint_weight,
             "quantize": quantize,
             "constraints": check_constraints(name, constraints),
+            "dependency_scheme": check_scheme(name, dependency_scheme),
         }
         UnitPipe.__init__(self, vocab, model, name, settings, piece_length=piece_length, scorer=scorer)
         ConstrainedParsing.__init__(self)
@@ -234,7 +250,10 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
     dep_labels = label_set("dep_labels", "Dependency labels; model label id = index.")
 
     def _loaded(self) -> None:
-        use_ud_noun_chunks(self.vocab, self.dep_labels)  # UD labels: doc.noun_chunks must read them
+        if self.cfg["dependency_scheme"] == "clear":
+            use_english_noun_chunks(self.vocab)  # spaCy's English labels: its own iterator reads them
+        else:
+            use_ud_noun_chunks(self.vocab, self.dep_labels)  # UD labels: doc.noun_chunks must read them
 
     @property
     def labels(self) -> Tuple[str, ...]:
@@ -347,6 +366,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
             rows = by_doc.get(doc_index, [])
             for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist():
                 doc[i].tag_, doc[i].pos_ = WHITESPACE_TAG, "SPACE"
+                doc[i].set_morph(None)  # an upstream morphologizer's guess (Degree=Cmp seen)
             if self.cfg["constituency"]:
                 sentences = _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows])
                 set_trees(doc, [self._tree(doc, sentence) for sentence in sentences], root_label=JOINED_ROOT)
@@ -359,6 +379,10 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
                     self.dep_labels,
                     self.vocab.strings,
                 )
+                if self.cfg["dependency_scheme"] == "clear":
+                    set_clear_dependencies(doc)
+                else:
+                    clear_ud(doc)
 
     def _tree(self, doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]]) -> Tuple[Span, List[LabelledSpan]]:
         """The tree of one sentence, as its span and labelled spans: the tree of its unit, or the
