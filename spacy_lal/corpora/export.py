@@ -34,7 +34,8 @@ kept (unpaired surrogates written ``?``) and no whitespace at their ends (whites
 space), UPOS ``SPACE`` on a word is written ``X``, each sentence has one root (another root
 of a sentence is attached to the first one with ``dep``), and ``# text`` is the words joined by
 their spacing with each whitespace run written as one space (the exact whitespace is in MISC),
-so it is one line and equals the FORMs. The last word of a Doc gets no ``SpaceAfter=No`` (UD
+so it is one line and equals the FORMs. (A Doc without part-of-speech annotation gets UPOS ``_``,
+which level 2 refuses as no UD tag: there is nothing to write there.) The last word of a Doc gets no ``SpaceAfter=No`` (UD
 forbids it before a new document). PTB words and CoNLL-2005 cells have each whitespace run
 written ``_``.
 """
