@@ -175,7 +175,9 @@ def ud_to_clear(
         head[c] = c if p_head == p else p_head
         dep[c] = p_dep
         head[p] = c
-        if pos[p] == "ADJ" or tags[p] in ("JJ", "JJR", "JJS"):
+        if any(dep[j] == "det" for j in kids(p)):
+            dep[p] = "attr"  # "is the same", "is the greatest"
+        elif pos[p] == "ADJ" or tags[p] in ("JJ", "JJR", "JJS"):
             dep[p] = "acomp"
         elif pos[p] == "ADV":
             dep[p] = "advmod"
@@ -256,6 +258,16 @@ def ud_to_clear(
         head[m], dep[m] = head[v], "prep"
         head[v], dep[v] = m, "pcomp"
 
+    # 3c. Raising to object ("let me know", "makes him look", "get them to meet"): UD's object
+    # and xcomp are, in spaCy's scheme, the subject of a ccomp.
+    for j in range(n):
+        if dep[j] != "xcomp" or head[j] == j or pos[j] not in ("VERB", "AUX"):
+            continue
+        objects = [o for o in kids(head[j]) if dep[o] == "obj" and o < j]
+        if objects:
+            head[objects[-1]], dep[objects[-1]] = j, "nsubj"
+            dep[j] = "ccomp"
+
     # 4. Labels.
     for i in range(n):
         label = dep[i]
@@ -265,6 +277,8 @@ def ud_to_clear(
             dep[i] = "neg"
         elif label == "advmod" and pos[head[i]] == "NUM" and dep[head[i]] == "nummod":
             dep[i] = "quantmod"
+        elif label == "acl" and pos[head[i]] in NOMINAL_POS and any(tags[j] == "TO" for j in kids(i)):
+            dep[i] = "relcl"  # "a way to go", "a role to play"
         elif label == "mark" and tags[i] == "TO":
             dep[i] = "aux"  # infinitival "to"
         elif label == "xcomp" and (pos[i] == "ADJ" or pos[i] in NOMINAL_POS):

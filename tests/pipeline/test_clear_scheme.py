@@ -224,6 +224,29 @@ def test_existential_there_infinitive_and_gerund():
     """)[3] == ("happy", "acomp", "seems")
 
 
+def test_raising_to_object_infinitival_relatives_and_superlatives():
+    # "let me know": UD's object + xcomp are spaCy's subject of a ccomp.
+    assert convert("""
+        Let VB VERB root 0
+        me PRP PRON obj 0
+        know VB VERB xcomp 0
+    """) == [("Let", "ROOT", "Let"), ("me", "nsubj", "know"), ("know", "ccomp", "Let")]
+    # "a way to go": an infinitival clause on a noun is relcl in spaCy's English models.
+    assert convert("""
+        a DT DET det 1
+        way NN NOUN root 1
+        to TO PART mark 3
+        go VB VERB acl 1
+    """)[2:] == [("to", "aux", "go"), ("go", "relcl", "way")]
+    # "is the greatest": an adjective with a determiner is attr.
+    assert convert("""
+        It PRP PRON nsubj 3
+        is VBZ AUX cop 3
+        the DT DET det 3
+        greatest JJS ADJ root 3
+    """)[3] == ("greatest", "attr", "is")
+
+
 def test_punctuation_goes_to_the_clause():
     # "In Fallujah , hundreds came": UD puts the comma under Fallujah, spaCy under the verb.
     assert convert("""
