@@ -14,7 +14,9 @@ tested on hand-built trees; it needs no lemmas (the lemmatizer runs after the pa
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from spacy.attrs import DEP, HEAD
+from functools import lru_cache
+
+from spacy.attrs import DEP, HEAD, IDX, ORTH, POS, TAG
 from spacy.tokens import Doc, Token
 from spacy.vocab import Vocab
 
@@ -308,7 +310,7 @@ def ud_to_clear(
             dep[i] = label.split(":")[0]
 
     # 5. Coordination: conjuncts chained, cc and commas under the conjunct before them.
-    for h in range(n):
+    for h in sorted({head[j] for j in range(n) if dep[j] == "conj" and head[j] < j}):
         conjs = sorted(j for j in kids(h) if dep[j] == "conj" and j > h)
         if not conjs:
             continue
@@ -431,11 +433,12 @@ def set_clear_dependencies(doc: Doc) -> None:
     n = len(doc)
     if not n:
         return
-    heads = [t.head.i for t in doc]
-    deps = [t.dep_ for t in doc]
-    words = [t.text for t in doc]
-    tags = [t.tag_ for t in doc]
-    pos = [t.pos_ for t in doc]
+    import numpy
+
+    strings = doc.vocab.strings
+    columns = doc.to_array([HEAD, DEP, ORTH, TAG, POS, IDX])
+    heads = (columns[:, 0].copy().view("int64") + numpy.arange(n, dtype="int64")).tolist()
+    deps, words, tags, pos = ([strings[int(x)] for x in columns[:, c]] for c in (1, 2, 3, 4))
     new_heads: List[int] = []
     new_deps: List[str] = []
     for sent in doc.sents:  # sentences are whole trees; the rules are quadratic in their length
@@ -444,10 +447,8 @@ def set_clear_dependencies(doc: Doc) -> None:
         new_heads.extend(h + a for h in sent_heads)
         new_deps.extend(sent_deps)
     data = doc.user_data
-    for t in doc:
-        data[("._.", UD_ATTR, t.idx, None)] = [deps[t.i], heads[t.i] - t.i]
-    import numpy
-
+    for i, idx in enumerate(columns[:, 5].tolist()):
+        data[("._.", UD_ATTR, idx, None)] = [deps[i], heads[i] - i]
     array = numpy.zeros((n, 2), dtype="uint64")
     array[:, 0] = (numpy.asarray(new_heads, dtype="int64") - numpy.arange(n, dtype="int64")).view("uint64")
     array[:, 1] = [doc.vocab.strings.add(label) for label in new_deps]
@@ -455,15 +456,20 @@ def set_clear_dependencies(doc: Doc) -> None:
     use_english_noun_chunks(doc.vocab, doc)
 
 
-def use_english_noun_chunks(vocab: Vocab, doc: Optional[Doc] = None) -> None:
-    """Give ``vocab`` (and ``doc``) its language's own noun-chunk iterator back (spaCy's English
-    one reads the "clear" scheme), replacing the UD one the parser installs for UD labels."""
+@lru_cache(maxsize=None)
+def _language_noun_chunks(lang: str):
     from spacy.util import get_lang_class
 
     try:
-        iterator = get_lang_class(vocab.lang).Defaults.syntax_iterators.get("noun_chunks")
+        return get_lang_class(lang).Defaults.syntax_iterators.get("noun_chunks")
     except Exception:  # no language (a blank Vocab): nothing to restore
-        iterator = None
+        return None
+
+
+def use_english_noun_chunks(vocab: Vocab, doc: Optional[Doc] = None) -> None:
+    """Give ``vocab`` (and ``doc``) its language's own noun-chunk iterator back (spaCy's English
+    one reads the "clear" scheme), replacing the UD one the parser installs for UD labels."""
+    iterator = _language_noun_chunks(vocab.lang)
     vocab.get_noun_chunks = iterator
     if doc is not None:
         doc.noun_chunks_iterator = iterator
