@@ -270,3 +270,15 @@ def test_srl_user_spans_and_settings_round_trip(nlp):
     assert loaded.get_pipe("lal_srl").cfg["decoder"] == "tree"
     assert loaded.get_pipe("lal_srl").cfg["argument_spans"] == ["tree", "ents"]
     assert loaded.config["components"]["lal_srl"]["argument_spans"] == ["tree", "ents"]  # what to_disk saves
+
+
+@shipped
+def test_the_readme_example_changes_the_tree(nlp):
+    """The README's example: "New York City" is no constituent of the unconstrained parse, and a
+    required one of the constrained parse, the rest of the sentence parsed around it."""
+    text = "The New York City Marathon is huge."
+    with pytest.raises(NotAConstituentError):
+        nlp(text)[1:4]._.labels
+    doc = spacy_lal.parse_with_constraints(nlp, text, require=[(1, 4)])
+    assert doc[1:4]._.labels == ("NML",)
+    assert [t.text for t in doc] == text.replace(".", " .").split()
