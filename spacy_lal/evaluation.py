@@ -7,20 +7,29 @@ dependencies like the CoNLL 2018 UD scorer (and without gold-PUNCT words), roles
 by the same code; tag, UPOS and morphology accuracy where the pipeline predicts them.
 ``scripts/evaluate.py`` is its command line; benchmarks read the same inputs.
 """
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.scorer import Scorer
-from spacy.tokens import Doc
+from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from spacy.vocab import Vocab
 
+from .corpora.conllu import read_ud_sentences
+from .corpora.documents import read_ud_documents
+from .corpora.export import write_conllu
 from .extensions import set_tree, stored_trees
 from .pipeline.srl.predicates import mark_predicates
 from .pipeline.srl.scoring import make_srl_full_scorer
-from .scoring.spacy_scorers import score_constituency, score_dependencies
+from .scoring.evalb import COLLINS, EvalbResult, bracketing_from_tree, score_sentence
+from .scoring.spacy_scorers import doc_propositions, score_constituency, score_dependencies
+from .scoring.srl_eval import SrlResult
+from .scoring.srl_eval import score_sentence as score_srl_sentence
+from .scoring.ud import score_conllu_files
+from .tree import Tree
 
 # The span group of ``proper_noun_phrases`` when they are given as lal_parser constraints.
 GOLD_NP_KEY = "gold_np_propn"
@@ -136,20 +145,6 @@ def evaluate_raw_text(
     the sentences whose predicted words are exactly the gold ones (``tree_sentences`` counts them:
     a tree over other words cannot be scored honestly).
     """
-    import tempfile
-
-    from spacy.tokens import DocBin
-
-    from .corpora.conllu import read_ud_sentences
-    from .corpora.documents import read_ud_documents
-    from .corpora.export import write_conllu
-    from .scoring.evalb import COLLINS, EvalbResult, bracketing_from_tree, score_sentence
-    from .scoring.spacy_scorers import doc_propositions
-    from .scoring.srl_eval import SrlResult
-    from .scoring.srl_eval import score_sentence as score_srl_sentence
-    from .scoring.ud import score_conllu_files
-    from .tree import Tree
-
     gold_docs = list(read_ud_documents(gold_conllu, nlp.vocab))
     start = time.perf_counter()
     predicted = list(nlp.pipe((doc.text for doc in gold_docs), batch_size=batch_size))
@@ -178,11 +173,12 @@ def evaluate_raw_text(
         for sent in doc.sents:
             starts[next(sentences).sent_id] = (d, sent.start_char)
     gold_props: List[list] = [[] for _ in gold_docs]
+    sentence_at = [{sent.start_char: sent for sent in doc.sents} for doc in predicted]
     trees = EvalbResult(cutoff_len=COLLINS.cutoff_len)
     for ref in DocBin().from_disk(gold_corpus).get_docs(nlp.vocab):
         d, offset = starts[ref.user_data["sent_id"]]
         gold_props[d].extend(doc_propositions(ref, offset))
-        pred = _sentence_at(predicted[d], offset, [(offset + t.idx, len(t.text)) for t in ref])
+        pred = _same_words(sentence_at[d].get(offset), [(offset + t.idx, len(t.text)) for t in ref])
         if pred is not None and ref._.trees:
             try:
                 tree = Tree.from_string(pred._.parse_string)
@@ -205,11 +201,8 @@ def evaluate_raw_text(
     return scores
 
 
-def _sentence_at(doc: Doc, start_char: int, tokens: List[Tuple[int, int]]) -> Optional[Any]:
-    """The sentence of ``doc`` whose tokens are exactly ``tokens`` ((start char, length) each),
-    or None."""
-    for sent in doc.sents:
-        if sent.start_char == start_char:
-            words = [(t.idx, len(t.text)) for t in sent if not t.is_space]
-            return sent if words == tokens else None
-    return None
+def _same_words(sent: Optional[Span], words: List[Tuple[int, int]]) -> Optional[Span]:
+    """``sent`` if its words are exactly ``words`` ((start char, length) each), else None."""
+    if sent is None or [(t.idx, len(t.text)) for t in sent if not t.is_space] != words:
+        return None
+    return sent
