@@ -22,6 +22,8 @@ from thinc.api import Optimizer
 from thinc.optimizers import ADAM_DEFAULTS, FloatOrSeq
 from thinc.types import FloatsXd
 
+from .logs import log_once
+
 __all__ = ["FusedAdam", "make_adam", "FUSED_MIN_SIZE"]
 
 #: Arrays of fewer weights stay on Thinc's loop, which is faster below about 8,000 weights.
@@ -35,6 +37,9 @@ class FusedAdam(Optimizer):
     def _adam(self, ops: Any, weights: FloatsXd, gradient: FloatsXd, lr_scale: float, key: Tuple[int, str],
               nr_upd: int) -> Tuple[FloatsXd, FloatsXd]:
         if weights.size < FUSED_MIN_SIZE or not _fusable(weights, gradient):
+            if not isinstance(weights, numpy.ndarray):
+                log_once("spacy-lal.Adam.v1: the weights are on a GPU, where Thinc's own Adam kernel "
+                          "updates them (torch's fused kernel here is the CPU one)")
             return super()._adam(ops, weights, gradient, lr_scale, key, nr_upd)
         import torch
         from torch.optim.adam import adam

@@ -5,19 +5,29 @@ the private copies that pretrained ``lal_parser``/``lal_srl`` components carry) 
 prediction products with int8 weights, and ``lal_parser``/``lal_dependency_parser`` decode with a
 dynamically quantized copy of their Linear layers (their ``quantize`` setting). Training is never
 quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 prediction".
+
+Both are CPU kernels (torch's dynamic quantization has no CUDA backend): a pipeline loaded on a
+GPU (``spacy.require_gpu()`` before ``spacy.load``) is left in float32, with a warning.
 """
 from spacy.language import Language
 
+from .logs import logger
 from .pipeline.layers.gemm import TorchGemmOps
 
-__all__ = ["quantize"]
+__all__ = ["quantize", "runs_on_gpu"]
 
 
 def quantize(nlp: Language, enabled: bool = True) -> Language:
     """Turn int8 prediction on (or off, ``enabled=False``) for ``nlp``'s components; returns ``nlp``.
 
-    Not saved with the pipeline: call it after ``spacy.load``.
+    Not saved with the pipeline: call it after ``spacy.load``. On a GPU it does nothing but warn.
     """
+    if enabled and runs_on_gpu(nlp):
+        logger.warning(
+            "spacy_lal.quantize: int8 prediction runs on CPUs only, and this pipeline is on a GPU: "
+            "it stays in float32 (load it without spacy.require_gpu() to quantize it)"
+        )
+        return nlp
     for _, component in nlp.components:
         model = getattr(component, "model", None)
         for layer in model.walk() if hasattr(model, "walk") else ():
@@ -28,3 +38,12 @@ def quantize(nlp: Language, enabled: bool = True) -> Language:
         if isinstance(cfg, dict) and "quantize" in cfg:
             cfg["quantize"] = enabled
     return nlp
+
+
+def runs_on_gpu(nlp: Language) -> bool:
+    """Whether any of ``nlp``'s trainable components keeps its arrays on a GPU (Thinc's CupyOps)."""
+    return any(
+        layer.ops.device_type == "gpu"
+        for _, component in nlp.components
+        for layer in (component.model.walk() if hasattr(getattr(component, "model", None), "walk") else ())
+    )

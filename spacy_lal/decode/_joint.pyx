@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Joint span + dependency decoding: lexicalized CKY (the "joint span" decoder of Zhou and Zhao
+"""Joint span + dependency decoding by lexicalized CKY (the "joint span" decoder of Zhou and Zhao
 2019, used by Mrini et al. 2020), exact, O(n^4) time, O(n^3) memory (8 bytes per span and word).
 
 Inputs are validated by `spacy_lal.decode.joint_batch`; this module trusts them (C-contiguous

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""BIO decoding: constrained Viterbi, and per-token argmax with repair.
+"""BIO decoding (constrained Viterbi, and per-token argmax with repair).
 
 Inputs are validated by `spacy_lal.decode`; this module trusts them (C-contiguous float32 [n, L]
 scores and the int32 tables of a `BIOScheme`).

@@ -281,7 +281,9 @@ class SpaEncoder(nn.Module):
         self.d_out = self.scan.d_out + (self.rescan.d_out if self.rescan is not None else 0)
 
     def forward(self, tokens: Tensor, lengths: Tensor, tag_ids: Optional[Tensor] = None) -> Tensor:
-        """``(B, T, d_in)`` word vectors -> ``(B, T + 1, d_out)``, index 0 = ROOT, zero at padding."""
+        """``(B, T, d_in)`` word vectors -> ``(B, T + 1, d_out)``, index 0 = ROOT, zero at padding.
+        ``lengths`` may be on another device than ``tokens`` (the masks are built on ``tokens``')."""
+        lengths = lengths.to(tokens.device)
         h = self.scan(tokens, lengths, tag_ids)
         if self.rescan is None:
             return h

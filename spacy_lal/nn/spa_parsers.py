@@ -23,6 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from .biaffine import BiaffineLabelScorer, Reduction, dependency_loss, reduce_sentences
+from .host import to_host
 from .spa_encoder import EncoderKind, SpaEncoder
 
 __all__ = [
@@ -202,7 +203,7 @@ class TransitionClassifier(nn.Module):
             with torch.no_grad():
                 y = self.score(table, n_positions, torch.as_tensor(rows, device=table.device),
                                torch.as_tensor(features, device=table.device))
-            return y.float().cpu().numpy()
+            return to_host(y)
 
         return score
 

@@ -9,6 +9,7 @@ import numpy
 import torch
 
 from ..decode import chu_liu_edmonds_batch, eisner_batch
+from ..nn.host import to_host
 
 GRAPH_DECODERS = ("eisner", "mst")
 
@@ -36,7 +37,7 @@ def label_arcs(
     padded = numpy.zeros((len(heads), width), dtype="int64")
     for b, h in enumerate(heads):
         padded[b, 1 : len(h)] = h[1:]
-    scores = label_scores(torch.as_tensor(padded, device=device)).float().cpu().numpy()
+    scores = to_host(label_scores(torch.as_tensor(padded, device=device)))
     return [pick_labels(heads[b], scores[b, 1 : n + 1], root_label) for b, n in enumerate(lengths)]
 
 

@@ -237,7 +237,8 @@ def _packed_rnn_inputs(model: Model, Xp: Padded, is_train: bool) -> Tuple[ArgsKw
 
     shim = model.shims[0]
     X = xp2torch(Xp.data, requires_grad=True, device=shim.device)
-    lengths = torch.as_tensor(numpy.asarray(Xp.lengths, dtype="int64"))
+    # pack_padded_sequence reads the lengths on the host, wherever the data are.
+    lengths = torch.as_tensor(model.ops.to_numpy(Xp.lengths).astype("int64"))
 
     def backprop(d_inputs: ArgsKwargs) -> Padded:
         return Padded(torch2xp(d_inputs.args[0]), Xp.size_at_t, Xp.lengths, Xp.indices)

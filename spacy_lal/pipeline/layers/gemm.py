@@ -33,6 +33,8 @@ from thinc.api import Model, NumpyOps
 from thinc.layers import layernorm
 from thinc.types import Floats2d, Floats3d, Ints2d
 
+from ...logs import log_once
+
 __all__ = ["TorchGemmOps", "use_torch_gemm", "prediction", "torch_quantization"]
 
 _STATE = threading.local()
@@ -165,7 +167,11 @@ def use_torch_gemm(model: Model) -> Model:
         if type(layer.ops) is NumpyOps:
             ops = ops or TorchGemmOps(use_blis=layer.ops.use_blis)
             layer.ops = ops
+        elif layer.ops.device_type == "gpu":
+            log_once("the tok2vec and tagger layers are on a GPU: their products are Thinc's CuPy ones "
+                      "(torch's CPU products, maxout and int8 prediction are for CPUs)")
     return model
+
 
 
 _TORCH_LAYER_NORM = "spacy_lal_torch_layer_norm"

@@ -98,7 +98,7 @@ def _padded_inputs(model: Model, X: List[Floats2d], is_train: bool) -> Tuple[Arg
         d_padded = torch2xp(d_inputs.args[0])
         return [d_padded[b, :n] for b, n in enumerate(lengths)]
 
-    return ArgsKwargs(args=(tokens, torch.tensor(lengths, dtype=torch.long)), kwargs={}), backprop
+    return ArgsKwargs(args=(tokens, torch.tensor(lengths, dtype=torch.long, device=tokens.device)), kwargs={}), backprop
 
 
 def _word_outputs(model: Model, X_Ytorch, is_train: bool) -> Tuple[List[Floats2d], Callable]:

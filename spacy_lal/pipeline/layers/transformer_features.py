@@ -24,19 +24,23 @@ its weights are not saved with the pipeline. Each sentence of a Doc is encoded a
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import registry
-from thinc.api import Model
+from thinc.api import Model, Ops
 from thinc.model import deserialize_attr, serialize_attr
 from thinc.types import Floats2d
 
+from ...nn.host import to_host
 from .embeddings import sentence_bounds
 from .transformer import resolve_model_name
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = ["build_transformer_features", "clear_feature_caches", "FrozenEncoder"]
 
@@ -72,6 +76,11 @@ class FrozenEncoder:
         self.cache_words = cache_words
         self._cache: "OrderedDict[Sentence, numpy.ndarray]" = OrderedDict()
         self._cached_words = 0
+
+    def to(self, device: "torch.device") -> None:
+        """Run the encoder on ``device`` (the features' cache stays on the host)."""
+        if next(self.model.parameters()).device != device:
+            self.model.to(device)
 
     def _drop_unused_layers(self, last: int) -> None:
         """Run the encoder only up to hidden state ``last``: a mix of the lower layers (where a
@@ -126,6 +135,7 @@ class FrozenEncoder:
                 words_of.append(word_ids)
         out = [numpy.zeros((len(s), len(self.layers), self.width), dtype="float16") for s in sentences]
         pad = self.tokenizer.pad_token_id or 0
+        device = next(self.model.parameters()).device
         for first in range(0, len(pieces), self.batch_size):
             batch = range(first, min(first + self.batch_size, len(pieces)))
             longest = max(len(pieces[i]) for i in batch)
@@ -135,8 +145,9 @@ class FrozenEncoder:
                 ids[row, : len(pieces[i])] = torch.as_tensor(pieces[i])
                 mask[row, : len(pieces[i])] = 1
             with torch.inference_mode():
-                hidden = self.model(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states
-                states = torch.stack([hidden[layer] for layer in self.layers], dim=2).numpy()  # (b, p, L, d)
+                hidden = self.model(input_ids=ids.to(device), attention_mask=mask.to(device),
+                                    output_hidden_states=True).hidden_states
+                states = to_host(torch.stack([hidden[layer] for layer in self.layers], dim=2))  # (b, p, L, d)
             for row, i in enumerate(batch):
                 k, start, end = windows[i]
                 out[k][start:end] = _mean_per_word(states[row], words_of[i], end - start)
@@ -257,6 +268,13 @@ def _encoder(model: Model) -> FrozenEncoder:
     return _frozen_encoder(model.attrs["name"], None if layers is None else tuple(layers), model.attrs["cache_words"])
 
 
+def _torch_device(ops: Ops) -> "torch.device":
+    """The torch device of Thinc ``ops``' arrays (a GPU's for CupyOps)."""
+    import torch
+
+    return torch.device("cuda", ops.device_id) if ops.device_type == "gpu" else torch.device("cpu")
+
+
 def _features_init(model: Model, X: Optional[List[Doc]] = None, Y: Any = None) -> None:
     embed = model.layers[0]
     embed.initialize(X=X)
@@ -274,31 +292,31 @@ def _features_init(model: Model, X: Optional[List[Doc]] = None, Y: Any = None) -
 def _features_forward(model: Model, docs: List[Doc], is_train: bool) -> Tuple[List[Floats2d], Callable]:
     embed = model.layers[0]
     embedded, bp_embed = embed(docs, is_train)
+    ops, xp = model.ops, model.ops.xp
     encoder = _encoder(model)
+    encoder.to(_torch_device(ops))
     sentences = [tuple(t.text for t in doc[start:end]) for doc in docs for start, end in sentence_bounds(doc)]
     per_sentence = encoder(sentences) if sentences else []
     width, n_layers = model.get_dim("nF"), len(encoder.layers)
     # (N, L, d) over all tokens of the batch (tokens outside any sentence: none, by construction)
-    stacked = (numpy.concatenate(per_sentence, axis=0) if per_sentence
-               else numpy.zeros((0, n_layers, width), dtype="float32"))
+    stacked = ops.asarray3f(numpy.concatenate(per_sentence, axis=0)) if per_sentence else ops.alloc3f(0, n_layers, width)
     W, b, mix, gamma = (model.get_param(p) for p in ("W", "b", "mix", "gamma"))
-    weights = numpy.exp(mix - mix.max())
+    weights = xp.exp(mix - mix.max())
     weights /= weights.sum()
-    base = numpy.einsum("nld,l->nd", stacked, weights)  # sum_l softmax(s)_l h_l
+    base = xp.einsum("nld,l->nd", stacked, weights)  # sum_l softmax(s)_l h_l
     mixed = gamma[0] * base
-    projected = model.ops.gemm(mixed, W, trans2=True) + b
+    projected = ops.gemm(mixed, W, trans2=True) + b
     sizes = [len(doc) for doc in docs]
-    offsets = numpy.cumsum([0] + sizes)
+    offsets = numpy.cumsum([0] + sizes).tolist()
     outputs = [embedded[i] + projected[offsets[i] : offsets[i + 1]] for i in range(len(docs))]
 
     def backprop(d_outputs: List[Floats2d]) -> List[Doc]:
-        d_projected = (numpy.concatenate(d_outputs, axis=0) if d_outputs
-                       else numpy.zeros((0, W.shape[0]), dtype="float32"))
-        model.inc_grad("W", model.ops.gemm(d_projected, mixed, trans1=True))
+        d_projected = xp.concatenate(d_outputs, axis=0) if d_outputs else ops.alloc2f(0, W.shape[0])
+        model.inc_grad("W", ops.gemm(d_projected, mixed, trans1=True))
         model.inc_grad("b", d_projected.sum(axis=0))
-        d_mixed = model.ops.gemm(d_projected, W)
-        model.inc_grad("gamma", numpy.asarray([(d_mixed * base).sum()], dtype="float32"))
-        d_weights = gamma[0] * numpy.einsum("nd,nld->l", d_mixed, stacked)
+        d_mixed = ops.gemm(d_projected, W)
+        model.inc_grad("gamma", (d_mixed * base).sum().reshape(1).astype("float32"))
+        d_weights = gamma[0] * xp.einsum("nd,nld->l", d_mixed, stacked)
         model.inc_grad("mix", (weights * (d_weights - (weights * d_weights).sum())).astype("float32"))
         return bp_embed(d_outputs)
 

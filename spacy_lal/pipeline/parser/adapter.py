@@ -11,6 +11,7 @@ dependencies, or both at once with the joint decoder (``spacy_lal.decode``), the
 dependency labels on the decoded arcs (the root label on the root arc only).
 """
 import copy
+import logging
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -19,6 +20,8 @@ import numpy
 import torch
 
 from ...decode import cky_batch, joint_batch
+from ...logs import log_once
+from ...nn.host import to_host
 from ...nn.parser import LabelAttentionParserModel, ParserOutput
 from ...nn.span import fencepost_vectors
 from ..arcs import GRAPH_DECODERS, decode_heads, label_arcs, unit_arcs
@@ -98,7 +101,7 @@ class ParserAdapter(torch.nn.Module):
     ) -> Union[torch.Tensor, DecodedParses]:
         """The batch's loss in training (``batch.targets`` set), its decoded parses otherwise."""
         if batch.targets is None:
-            model = self._quantized() if batch.quantized else self.parser
+            model = self._quantized() if batch.quantized and self._can_quantize(padded.device) else self.parser
             with torch.inference_mode():
                 output = model(padded, lengths, return_attention=batch.details, packed_spans=True)
                 return self.decode(output, batch)
@@ -109,6 +112,15 @@ class ParserAdapter(torch.nn.Module):
     def loss_reduction(self) -> str:
         """How the loss combines the batch's units ("sum" or "mean"): chunks are joined to match."""
         return self.parser.config.loss_reduction
+
+    def _can_quantize(self, device: torch.device) -> bool:
+        """int8 decoding is CPU only (torch's dynamic quantization): elsewhere the parser decodes
+        in floating point, saying so once."""
+        if device.type == "cpu":
+            return True
+        log_once(f"lal_parser: quantize is set, but int8 decoding runs on CPUs only; on {device} the parser "
+                 "decodes in floating point", logging.WARNING)
+        return False
 
     def _quantized(self) -> LabelAttentionParserModel:
         if "int8" not in self._copies:
@@ -123,7 +135,7 @@ class ParserAdapter(torch.nn.Module):
         rows = [b for b, gold in enumerate(targets.charts) if gold is not None]
         if self.parser.span_scorer is not None and rows:
             lengths = output.lengths.tolist()
-            chart = output.chart.detach().float().cpu().numpy()
+            chart = to_host(output.chart)
             subcharts = [numpy.ascontiguousarray(chart[b, : lengths[b] + 1, : lengths[b] + 1]) for b in rows]
             golds = [targets.charts[b] for b in rows]
             gold_rows, pred_rows = [], []
@@ -158,9 +170,9 @@ class ParserAdapter(torch.nn.Module):
         labels: List[Optional[numpy.ndarray]] = [None] * n_units
         charts = arcs = None
         if self.parser.span_scorer is not None:
-            charts = _charts(output.packed_spans.float().cpu().numpy(), lengths, self.parser.n_span_labels)
+            charts = _charts(to_host(output.packed_spans), lengths, self.parser.n_span_labels)
         if self.parser.arc_scorer is not None:
-            arcs = unit_arcs(output.arc_scores.float().cpu().numpy(), lengths)
+            arcs = unit_arcs(to_host(output.arc_scores), lengths)
         if batch.dependency_decoder == "joint" and charts is not None and arcs is not None:
             results = joint_batch(charts, arcs, batch.joint_weight, require=batch.require, no_cross=batch.no_cross)
             spans = [result.spans for result in results]
@@ -180,10 +192,10 @@ class ParserAdapter(torch.nn.Module):
 
     def _details(self, output: ParserOutput, charts: Optional[List[numpy.ndarray]]) -> List[Optional[UnitDetails]]:
         found = output.label_attention
-        attention = found.attention.float().cpu().numpy()  # (B, H, T+2)
+        attention = to_host(found.attention)  # (B, H, T+2)
         head_outputs = found.head_outputs  # (B, T+2, H, d_proj), before any feed-forward layer
         B, T2 = head_outputs.shape[:2]
-        fences = fencepost_vectors(head_outputs.reshape(B, T2, -1), head_outputs.shape[2]).float().cpu().numpy()
+        fences = to_host(fencepost_vectors(head_outputs.reshape(B, T2, -1), head_outputs.shape[2]))
         return [
             UnitDetails(attention[b, :, : n + 2], fences[b, : n + 1], None if charts is None else charts[b])
             for b, n in enumerate(output.lengths.tolist())

@@ -17,6 +17,7 @@ import numpy
 import torch
 
 from ...decode import ArcStandard, arc_standard_greedy_batch
+from ...nn.host import to_host
 from ...nn.spa_parsers import SpaGraphParser, SpaTransitionParser
 from ..arcs import decode_heads, label_arcs, unit_arcs
 from ..torch_bridge import PerUnit
@@ -126,7 +127,7 @@ class SpaAdapter(torch.nn.Module):
             parses = arc_standard_greedy_batch(n_words, self.parser.scorer(self.parser(padded, lengths)), system)
             return DecodedDependencies([p.heads for p in parses], [p.labels[1:] for p in parses])
         output = self.parser(padded, lengths)
-        heads = decode_heads(unit_arcs(output.arc_scores.float().cpu().numpy(), n_words), batch.decoder)
+        heads = decode_heads(unit_arcs(to_host(output.arc_scores), n_words), batch.decoder)
         score = lambda padded_heads: self.parser.label_scores(output.reprs, padded_heads)  # noqa: E731
         labels = label_arcs(heads, n_words, output.arc_scores.shape[1], score, batch.root_label, padded.device)
         return DecodedDependencies(list(heads), labels)

@@ -18,6 +18,7 @@ import torch
 from ...decode import CORE_ROLES, BIOScheme, bio_argmax_batch, bio_viterbi_batch, span_viterbi_batch
 from ...nn.deepatt import DeepAtt
 from ...nn.embeddings import lengths_to_mask
+from ...nn.host import to_host
 from ...nn.predicates import PredicateIdentifier, SenseClassifier, predicate_rows
 
 IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
@@ -135,7 +136,7 @@ class SrlAdapter(torch.nn.Module):
         predicate_logits = self.identifier(padded)  # (N, T, 2)
         predicates = batch.predicates
         if any(p is None for p in predicates):
-            found = ((predicate_logits.argmax(-1) == 1) & mask).cpu().numpy()
+            found = to_host((predicate_logits.argmax(-1) == 1) & mask)
             predicates = [numpy.flatnonzero(found[u]).tolist() if p is None else p for u, p in enumerate(predicates)]
         rows, positions = predicate_rows(predicates, device=padded.device)
         role_logits = sense_logits = None
@@ -197,7 +198,7 @@ class SrlAdapter(torch.nn.Module):
         if role_logits is None:
             return DecodedFrames([], [], [], [])
         # Log-probabilities, so that Viterbi maximises the sequence's probability.
-        scores = torch.log_softmax(role_logits.float(), -1).cpu().numpy()
+        scores = to_host(torch.log_softmax(role_logits.float(), -1))
         n_words = lengths.tolist()
         rows_scores = [scores[r, : n_words[u]] for r, u in enumerate(units)]
         if decoder == "tree":
