@@ -16,7 +16,7 @@ from typing import List, Optional
 from spacy_lal.cli import error_line, plain
 
 # Each module in spacy_lal.cli adds one sub-command (see DEVELOPING.md).
-COMMANDS = ["convert", "export", "score", "parse", "parse_corpus", "behaviour", "vectors", "train"]
+COMMANDS = ["convert", "export", "score", "parse", "parse_corpus", "behaviour", "vectors", "train", "frames"]
 # Commands that take spaCy config overrides (--section.key value) after their own arguments.
 TAKES_OVERRIDES = {"train"}
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import operator
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, NamedTuple, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span, Token
+
+if TYPE_CHECKING:
+    from .propbank import Roleset
 
 Argument = Tuple[int, int, str]
 
@@ -94,6 +97,37 @@ class Frame:
         self.predicate: Token = doc[data.predicate]
         self.sense = data.sense
         self.arguments: List[Span] = [Span(doc, start, end, label) for start, end, label in data.arguments]
+
+    @property
+    def roleset(self) -> Optional["Roleset"]:
+        """The PropBank roleset of :attr:`sense` (``spacy_lal.propbank``), None when the sense is
+        None or not in PropBank 3.4's frames."""
+        from .propbank import roleset  # the inventory is read on first use, not at import
+
+        return roleset(self.sense)
+
+    @property
+    def roleset_name(self) -> Optional[str]:
+        """The name PropBank gives the sense ("get temporarily" for borrow.01), None when the sense
+        is not in the inventory."""
+        found = self.roleset
+        return None if found is None else found.name
+
+    def role_description(self, label: str) -> Optional[str]:
+        """What role ``label`` means for this predicate: "ARG2" of borrow.01 -> "loaner"; None for a
+        numbered role the roleset does not define, or without a roleset. ARGM-* give the
+        roleset's own description of that modifier if it lists one, else the function tag's
+        meaning ("ARGM-TMP" -> "temporal", with or without a roleset); C-/R- roles describe their
+        base role (see :meth:`spacy_lal.propbank.Roleset.role_description`)."""
+        from .propbank import FUNCTION_TAGS, base_role, numbered_role
+
+        found = self.roleset
+        if found is not None:
+            return found.role_description(label)
+        base = base_role(label)
+        if numbered_role(base) is None and base.startswith("ARGM-"):
+            return FUNCTION_TAGS.get(base[5:].split("-")[0].upper())
+        return None
 
     @property
     def sentence(self) -> Span:

@@ -222,7 +222,7 @@ SRL_SENTENCES = [
         "The man who saw the dog left .".split(),
         [
             (3, "see.01", [(0, 2, "ARG0"), (2, 3, "R-ARG0"), (4, 6, "ARG1")]),
-            (6, "leave.01", [(0, 6, "ARG0")]),
+            (6, "leave.11", [(0, 6, "ARG0")]),
         ],
     ),
     (
@@ -238,7 +238,7 @@ SRL_SENTENCES = [
     ),
     ("His decision surprised us .".split(), [(1, "decide.01", [(0, 1, "ARG0")]), (2, "surprise.01", [(0, 2, "ARG0"), (3, 4, "ARG1")])]),
     ("Hello there !".split(), []),
-    ("He picked it up again .".split(), [(1, "pick_up.02", [(0, 1, "ARG0"), (2, 3, "ARG1"), (3, 4, "C-V"), (4, 5, "ARGM-TMP")])]),
+    ("He picked it up again .".split(), [(1, "pick_up.06", [(0, 1, "ARG0"), (2, 3, "ARG1"), (3, 4, "C-V"), (4, 5, "ARGM-TMP")])]),
 ]
 
 

@@ -10,7 +10,7 @@ roles, or the span-level Viterbi whose arguments are allowed spans such as the t
 constituents; ``spacy_lal.decode``) and senses.
 """
 from dataclasses import dataclass, replace
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy
 import torch
@@ -24,6 +24,18 @@ from ...nn.predicates import PredicateIdentifier, SenseClassifier, predicate_row
 IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
 DECODERS = ("argmax", "viterbi", "tree", "unique_roles")
 LOSS_REDUCTIONS = ("mean", "sum", "balanced_sum")
+# The log-probability a label a frame rule does not allow gets. The decoders refuse non-finite
+# scores, so not -inf: a finite score far below any path of allowed labels (log-softmax scores of a
+# whole sentence stay above -1e4), small enough in magnitude that the span Viterbi's per-role
+# prefix sums keep their float32 precision.
+MASKED_SCORE = -1e6
+
+# What a unit's frame rule says for one of its predicates, given the word position and the
+# row's sense scores on the host (None without a sense head): the sense to report (a sense class
+# id, or a roleset the component chose itself, or None) and a boolean mask over the role labels
+# (None: every label allowed). The component knows the lemmas and the frame inventory; the adapter
+# only applies the answer, once predicates are known (found by the identification head or given).
+FrameRule = Callable[[int, Optional[numpy.ndarray]], Tuple[Union[int, str, None], Optional[numpy.ndarray]]]
 
 
 @dataclass
@@ -52,12 +64,15 @@ class SrlBatch:
     identification head find them (prediction only; in training every unit has a list).
     ``spans[u]`` (decoder "tree"): the (start, end) word spans arguments of unit u may take
     (single words are always allowed), or None to decode that unit with BIO Viterbi.
+    ``frame_rules[u]``: unit u's :data:`FrameRule` (the sense of each of its predicates and the
+    role labels it allows), or None for the plain argmax sense and every label.
     """
 
     predicates: List[Optional[List[int]]]
     decoder: Optional[str] = None  # the component's setting, for prediction
     targets: Optional[SrlTargets] = None
     spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None
+    frame_rules: Optional[List[Optional[FrameRule]]] = None
 
     def select(self, units: Sequence[int], width: int) -> "SrlBatch":
         """The batch of ``units`` (a length-sorted chunk, ``torch_bridge.forward_units``).
@@ -73,7 +88,10 @@ class SrlBatch:
                 targets.roles[rows, : width - 1], targets.is_predicate[units, : width - 1], targets.senses[rows],
                 totals=targets.totals,
             )
-        return replace(self, predicates=pick(self.predicates), targets=targets, spans=pick(self.spans))
+        return replace(
+            self, predicates=pick(self.predicates), targets=targets, spans=pick(self.spans),
+            frame_rules=pick(self.frame_rules),
+        )
 
 
 @dataclass
@@ -84,7 +102,7 @@ class DecodedFrames:
     units: List[int]
     positions: List[int]
     tags: List[List[int]]
-    senses: List[Optional[int]]
+    senses: List[Union[int, str, None]]  # a sense class id, or a roleset a frame rule chose
 
     @classmethod
     def merge(cls, parts: Sequence["DecodedFrames"], chunks: Sequence[Sequence[int]], n: int) -> "DecodedFrames":  # noqa: ARG003
@@ -146,7 +164,9 @@ class SrlAdapter(torch.nn.Module):
             if self.sense is not None:
                 sense_logits = self.sense(hidden, torch.arange(len(rows), device=rows.device), positions)
         if batch.targets is None:
-            return self.decode(rows, positions, lengths, role_logits, sense_logits, batch.decoder, batch.spans)
+            return self.decode(
+                rows, positions, lengths, role_logits, sense_logits, batch.decoder, batch.spans, batch.frame_rules
+            )
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
     def loss(
@@ -188,17 +208,33 @@ class SrlAdapter(torch.nn.Module):
         sense_logits: Optional[torch.Tensor],
         decoder: str,
         spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None,
+        frame_rules: Optional[List[Optional[FrameRule]]] = None,
     ) -> DecodedFrames:
         """BIO label ids and sense classes of each (unit, predicate) row. Decoder "tree": each
         row's arguments are ``spans`` of its unit (``SrlBatch.spans``) or single words, by the
         exact span-level Viterbi; rows of units without spans get BIO Viterbi. "unique_roles":
         BIO Viterbi in which no core role (``decode.CORE_ROLES``) starts twice in a row. The
-        component validated ``decoder``."""
+        component validated ``decoder``. A unit with a frame rule (``SrlBatch.frame_rules``) gets
+        the rule's sense for each row, and the labels the rule does not allow score
+        ``MASKED_SCORE`` in that row, so no decoder chooses them."""
         units, positions = rows.tolist(), positions.tolist()
         if role_logits is None:
             return DecodedFrames([], [], [], [])
         # Log-probabilities, so that Viterbi maximises the sequence's probability.
         scores = to_host(torch.log_softmax(role_logits.float(), -1))
+        senses: List[Union[int, str, None]] = [None] * len(units)
+        sense_scores = None
+        if sense_logits is not None:
+            sense_scores = to_host(sense_logits)
+            senses = sense_scores.argmax(-1).tolist()
+        if frame_rules is not None:
+            for r, u in enumerate(units):
+                rule = frame_rules[u]
+                if rule is None:
+                    continue
+                senses[r], allowed = rule(positions[r], None if sense_scores is None else sense_scores[r])
+                if allowed is not None:
+                    scores[r][:, ~allowed] = MASKED_SCORE
         n_words = lengths.tolist()
         rows_scores = [scores[r, : n_words[u]] for r, u in enumerate(units)]
         if decoder == "tree":
@@ -208,9 +244,6 @@ class SrlAdapter(torch.nn.Module):
         else:
             decode = bio_viterbi_batch if decoder == "viterbi" else bio_argmax_batch
             tags = decode(rows_scores, self.scheme, positions)
-        senses: List[Optional[int]] = [None] * len(units)
-        if sense_logits is not None:
-            senses = sense_logits.argmax(-1).tolist()
         return DecodedFrames(units, positions, tags, senses)
 
     def _decode_spans(self, scores, units: List[int], positions: List[int], spans) -> List[List[int]]:

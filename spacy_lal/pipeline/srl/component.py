@@ -33,6 +33,17 @@ through a table learned at ``initialize`` from the gold rolesets wherever the mo
 lemma differs from it (nominal and adjectival predicates: "service" -> "serve", forms without a
 lemmatizer: "ran" -> "run"). Training data without senses gives no sense head (sense None).
 
+Frames (``frames`` setting, issue #36): "propbank" (the default) makes every sense a roleset of
+PropBank 3.4's frame files (``spacy_lal.propbank``): among the sense classes the model has, the
+best-scoring one whose ``lemma.class`` PropBank defines; the lemma of a predicate with a particle
+child (UD ``compound:prt``, ``prt`` in the "clear" dependency scheme) is the phrasal one
+(``pick_up``) where PropBank has it; when no class forms a roleset of the lemma, the lemma's first
+roleset in the frame files. The numbered roles (ARG0-ARG6, ARGA and their C-/R- forms) that
+roleset does not define are not predicted (they score far below any allowed label before decoding); modifiers (ARGM-*)
+always may be. A predicate whose lemma PropBank does not have gets no sense (None), its roles
+labelled unconstrained (said once in the log). ``null``: the unconstrained senses and roles of
+before (``lemma.class`` whatever PropBank has). Training is the same either way.
+
 Awkward input: units are sentences as for ``lal_parser`` (``units.py``): whitespace tokens are
 not shown to the model (an argument may span them); a sentence longer than the model's
 ``max_length`` words is labelled in pieces, and a predicate's arguments are found within its own
@@ -42,22 +53,23 @@ gold roles unseen at ``initialize`` are skipped (counted in a warning).
 """
 import logging
 from collections import Counter, defaultdict
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy
 from spacy.language import Language
-from spacy.tokens import Doc
+from spacy.tokens import Doc, Token
 from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...extensions import clear_frames, set_frames
+from ...logs import log_once
 from ...srl import FrameData
 from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model
 from ..constraints import check_sources, source_spans, unit_spans
 from ..gold import same_tokens
 from ..units import Unit
-from .adapter import DECODERS, IGNORE, SrlBatch, SrlTargets
+from .adapter import DECODERS, IGNORE, FrameRule, SrlBatch, SrlTargets
 from .frames import bio_spans, roleset_key, split_roleset, unit_bio
 from .predicates import PREDICATES_GIVEN
 
@@ -65,6 +77,9 @@ logger = logging.getLogger("spacy_lal")
 
 PREDICATE_MODES = ("gold", "predicted", "pos")
 TREE_SOURCE = "tree"
+FRAME_INVENTORIES = ("propbank", None)
+# A particle's dependency label: UD's, and the "clear" scheme's (lal_parser's dependency_scheme).
+PARTICLE_DEPS = ("compound:prt", "prt")
 
 
 @Language.factory(
@@ -76,6 +91,8 @@ TREE_SOURCE = "tree"
         "decoder": "argmax",
         "argument_spans": [TREE_SOURCE],
         "piece_length": DEFAULT_PIECE_LENGTH,
+        # A pipeline saved before this setting existed gets it from here on load.
+        "frames": "propbank",
         "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
     },
     default_score_weights={
@@ -96,13 +113,16 @@ def make_lal_srl(
     argument_spans: List[str],
     piece_length: int,
     scorer: Optional[Callable],
+    frames: Optional[str] = "propbank",
 ) -> "SemanticRoleLabeler":
     """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
     ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "unique_roles"
     (Viterbi, each core role at most once per frame) | "tree"
     (arguments restricted to single words and the spans of ``argument_spans``: "tree" = the
     constituents ``lal_parser`` predicted, "ents", "noun_chunks", "spans:KEY"); ``piece_length``:
-    sentences longer than this many words are labelled in pieces of at most this many.
+    sentences longer than this many words are labelled in pieces of at most this many;
+    ``frames``: "propbank" (senses are PropBank 3.4 rolesets of the predicate's lemma, numbered
+    roles only those the roleset defines) | null (unconstrained).
 
     The default ``model`` is the shipped English labeller (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.SemanticRoleLabeler.v1`` model config to train one from scratch."""
@@ -115,6 +135,7 @@ def make_lal_srl(
         argument_spans=argument_spans,
         piece_length=piece_length,
         scorer=scorer,
+        frames=frames,
     )
     srl.adopt_pretrained("lal_srl")
     return srl
@@ -123,7 +144,7 @@ def make_lal_srl(
 class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.deepatt``, ``spacy_lal.nn.predicates``)."""
 
-    RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans")
+    RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans", "frames")
     # max_length has no learned table behind it: DeepAtt's timing signal is sinusoidal.
     RUNTIME_ATTRS = ("max_length", "max_chart_cells")
     # Units of 8 batches are length-sorted together (max_chart_cells): every predicate's row is
@@ -143,12 +164,16 @@ class SemanticRoleLabeler(UnitPipe):
         argument_spans: Sequence[str],
         piece_length: int,
         scorer: Optional[Callable] = None,
+        frames: Optional[str] = "propbank",
     ) -> None:
         # The settings' defaults are the factory's (``default_config``), written nowhere else.
         if predicates not in PREDICATE_MODES:
             raise ValueError(f"{name}: predicates must be one of {PREDICATE_MODES}, got {predicates!r}")
         _check_decoder(name, decoder)
+        if frames not in FRAME_INVENTORIES:
+            raise ValueError(f"{name}: frames must be one of {FRAME_INVENTORIES}, got {frames!r}")
         settings = {
+            "frames": frames,
             "predicates": predicates,
             "decoder": decoder,
             "argument_spans": check_sources(name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)),
@@ -257,7 +282,60 @@ class SemanticRoleLabeler(UnitPipe):
     def _prediction_batch(self, docs: List[Doc], units: List[Unit]) -> SrlBatch:
         decoder = self.cfg["decoder"]
         spans = self._argument_spans(docs, units) if decoder == "tree" else None
-        return SrlBatch(self._unit_predicates(docs, units), decoder=decoder, spans=spans)
+        rules = self._frame_rules(docs, units) if self.cfg.get("frames") == "propbank" and self.senses else None
+        return SrlBatch(self._unit_predicates(docs, units), decoder=decoder, spans=spans, frame_rules=rules)
+
+    def _frame_rules(self, docs: List[Doc], units: List[Unit]) -> List[Optional[FrameRule]]:
+        """Per unit, the rule that makes each predicate's sense a PropBank roleset of its lemma
+        and allows only the numbered roles that roleset defines (setting ``frames = "propbank"``)."""
+        from ... import propbank
+
+        suffix_ids = {suffix: c for c, suffix in enumerate(self.senses)}
+        # The roleset key of each label ("B-ARG2" -> "2"), None for labels always allowed.
+        numbers = [None if label == "O" else propbank.numbered_role(label[2:]) for label in self.labels]
+        masks: Dict[str, numpy.ndarray] = {}  # per roleset id, within this batch
+
+        def allowed(roleset: "propbank.Roleset") -> numpy.ndarray:
+            if roleset.id not in masks:
+                masks[roleset.id] = numpy.asarray([n is None or n in roleset.roles for n in numbers], dtype=bool)
+            return masks[roleset.id]
+
+        def rule_of(doc: Doc, unit: Unit) -> FrameRule:
+            def rule(position: int, sense_scores: Optional[numpy.ndarray]) -> Tuple[Optional[str], Optional[numpy.ndarray]]:
+                lemma = self._frame_lemma(doc[unit.words[position]])
+                candidates = propbank.rolesets(lemma)
+                if not candidates:
+                    log_once(
+                        f"{self.name}: frames = 'propbank': predicates whose lemma has no PropBank roleset "
+                        f"(such as {lemma!r}) get no sense, and their roles are not constrained",
+                    )
+                    return None, None
+                chosen = candidates[0]  # no sense class forms one of the lemma's rolesets
+                if sense_scores is not None:
+                    scored = [(sense_scores[suffix_ids[r.id.rpartition(".")[2]]], r)
+                              for r in candidates if r.id.rpartition(".")[2] in suffix_ids]
+                    if scored:
+                        chosen = max(scored, key=lambda pair: pair[0])[1]
+                return chosen.id, allowed(chosen)
+
+            return rule
+
+        return [rule_of(docs[unit.doc_index], unit) for unit in units]
+
+    def _frame_lemma(self, token: Token) -> str:
+        """The lemma a predicate's roleset is looked up under: the roleset key, mapped through the
+        table learned at ``initialize`` ("decision" -> "decide"), joined with a particle child's
+        text where PropBank has that phrasal lemma ("picked ... up" -> "pick_up")."""
+        from ... import propbank
+
+        key = roleset_key(token)
+        lemma = self.cfg["sense_lemmas"].get(key, key)
+        for child in token.children:
+            if child.dep_ in PARTICLE_DEPS or _ud_dep(child) == "compound:prt":
+                phrasal = f"{lemma}_{child.lower_}"
+                if propbank.has_lemma(phrasal):
+                    return phrasal
+        return lemma
 
     def _argument_spans(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[Tuple[int, int]]]]:
         """Per unit, the word spans its arguments may take (decoder "tree"), None where the
@@ -323,12 +401,15 @@ class SemanticRoleLabeler(UnitPipe):
             self._warned_no_lemmas = True
             logger.warning(
                 "%s: predicates without a lemma: no lemmatizer runs before %s, so rolesets are built on "
-                "the lowercased word forms ('borrowed.01', not 'borrow.01'). Add a lemmatizer before it "
+                "the lowercased word forms ('borrowed.01', not 'borrow.01'; with frames = 'propbank', "
+                "no sense where PropBank has no such lemma). Add a lemmatizer before it "
                 "(the shipped pipeline has 'trainable_lemmatizer'; spaCy's 'lemmatizer' works too).",
                 self.name, self.name,
             )
 
-    def _frame(self, doc: Doc, unit: Unit, position: int, tags: Sequence[int], sense: Optional[int]) -> FrameData:
+    def _frame(
+        self, doc: Doc, unit: Unit, position: int, tags: Sequence[int], sense: Union[int, str, None]
+    ) -> FrameData:
         words = unit.words
         predicate = words[position]
         arguments = []
@@ -336,11 +417,16 @@ class SemanticRoleLabeler(UnitPipe):
             span = (words[start], words[end - 1] + 1, role)
             if span != (predicate, predicate + 1, "V"):
                 arguments.append(span)
-        roleset = None
-        if sense is not None:
+        roleset = sense if isinstance(sense, str) else None  # a frame rule's roleset
+        if isinstance(sense, int):
             key = roleset_key(doc[predicate])
             roleset = f"{self.cfg['sense_lemmas'].get(key, key)}.{self.senses[sense]}"
         return FrameData(predicate, roleset, tuple(arguments))
+
+
+def _ud_dep(token: Token) -> Optional[str]:
+    """The token's UD label where the "clear" scheme stores it (``token._.ud_dep``)."""
+    return token._.ud_dep if token.has_extension("ud_dep") else None
 
 
 def _check_decoder(name: str, decoder: str) -> None:

@@ -136,7 +136,7 @@ def test_label_data_and_senses(trained):
     data = nlp.get_pipe("lal_srl").label_data
     assert {"B-C-ARG1", "I-C-ARG1", "B-R-ARG0", "B-V", "I-V", "B-C-V"} <= set(data["labels"])
     assert data["labels"][0] == "O"
-    assert data["senses"] == ["01", "02"]
+    assert data["senses"] == ["01", "06", "11"]
     # Without a lemmatizer the lemma part comes from the form, mapped by the learned table.
     assert data["sense_lemmas"]["decision"] == "decide" and data["sense_lemmas"]["picked"] == "pick_up"
 
@@ -355,3 +355,120 @@ def test_a_balanced_sum_is_the_mean_loss_times_the_role_targets(train_srl):
 def test_loss_reduction_is_checked(tiny_srl):
     with pytest.raises(ValueError, match="loss_reduction must be"):
         spacy.util.registry.resolve({"m": {**tiny_srl, "loss_reduction": "max"}})
+
+
+# -- frames = "propbank": senses and roles from PropBank's frame inventory (issue #36) ----------
+
+
+def predicate_doc(nlp, words, lemmas, predicate, heads=None, deps=None):
+    """A Doc with these lemmas (and dependencies), its one predicate marked."""
+    doc = Doc(nlp.vocab, words=words, lemmas=lemmas, heads=heads, deps=deps)
+    mark_predicates(doc, [predicate])
+    return doc
+
+
+def with_frames(nlp, setting, docs):
+    srl = nlp.get_pipe("lal_srl")
+    saved = srl.cfg["frames"]
+    srl.cfg["frames"] = setting
+    try:
+        return [doc._.srl for doc in nlp.pipe([d.copy() for d in docs])]
+    finally:
+        srl.cfg["frames"] = saved
+
+
+def test_frames_is_a_runtime_setting_with_propbank_by_default(trained, tmp_path, tiny_srl):
+    nlp, _ = trained
+    assert nlp.get_pipe("lal_srl").cfg["frames"] == "propbank"
+    nlp.to_disk(tmp_path / "p")
+    off = spacy.load(tmp_path / "p", config={"components": {"lal_srl": {"frames": None}}})
+    assert off.get_pipe("lal_srl").cfg["frames"] is None
+    with pytest.raises(ValueError, match="frames must be one of"):
+        spacy.blank("en").add_pipe("lal_srl", config={"model": tiny_srl, "frames": "verbnet"})
+
+
+def test_every_sense_is_a_propbank_roleset_and_every_numbered_role_one_it_defines(trained, srl_sentences):
+    from spacy_lal import propbank
+
+    nlp, _ = trained
+    texts = [" ".join(words) for words, _ in srl_sentences] + ["Mary saw John .", "The dog left the man ."]
+    frames = [f for doc in nlp.pipe(texts) for f in doc._.srl]
+    assert frames
+    for frame in frames:
+        assert propbank.roleset(frame.sense) is not None, frame
+        assert all(frame.roleset.defines(span.label_) for span in frame.arguments), frame
+
+
+def test_a_sense_class_that_forms_no_roleset_is_never_output(train_srl, tiny_srl, srl_examples):
+    # Trained to call "borrowed" borrow.06, which PropBank does not have; 06 is a class (pick_up.06).
+    def examples(vocab):
+        out = []
+        for eg in srl_examples(vocab):
+            frames = [FrameData(f.data.predicate, "borrow.06" if f.sense == "borrow.01" else f.sense, f.data.arguments)
+                      for f in eg.reference._.srl]
+            set_frames(eg.reference, frames)
+            out.append(eg)
+        return out
+
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_srl", config={"model": tiny_srl})
+    egs = examples(nlp.vocab)
+    optimizer = nlp.initialize(lambda: egs)
+    optimizer.learn_rate = 0.005
+    for _ in range(120):
+        nlp.update(egs, sgd=optimizer)
+    doc = Doc(nlp.vocab, words="Mary borrowed a book from John yesterday .".split())
+    mark_predicates(doc, [1])
+    (off,), = with_frames(nlp, None, [doc])
+    (on,), = with_frames(nlp, "propbank", [doc])
+    assert off.sense == "borrow.06"   # what the model learned, as before
+    assert on.sense == "borrow.01"    # the best class forming a roleset of "borrow"
+    assert on.roleset_name == "get temporarily" and off.roleset_name is None
+
+
+def test_a_particle_gives_the_phrasal_roleset(trained):
+    nlp, _ = trained
+    words = "Mary turned it off .".split()
+    lemmas = ["Mary", "turn", "it", "off", "."]
+    heads, ud = [1, 1, 1, 1, 1], ["nsubj", "root", "obj", "compound:prt", "punct"]
+    docs = [predicate_doc(nlp, words, lemmas, 1, heads, deps) for deps in (ud, ud[:3] + ["prt", "punct"])]
+    on = with_frames(nlp, "propbank", docs)
+    off = with_frames(nlp, None, docs)
+    for (frame,), (before,) in zip(on, off):
+        # No sense class forms turn_off.07 or .08 (the classes are 01, 06, 11): the first roleset.
+        assert frame.sense == "turn_off.07"
+        assert before.sense.startswith("turn.") and before.sense.rpartition(".")[2] in ("01", "06", "11")
+    # Without the particle, a roleset of "turn"
+    (plain,), = with_frames(nlp, "propbank", [predicate_doc(nlp, words, lemmas, 1, heads, ["nsubj", "root", "obj", "advmod", "punct"])])
+    assert plain.sense.startswith("turn.") and plain.roleset is not None
+
+
+def test_numbered_roles_the_roleset_does_not_define_are_not_predicted(trained):
+    # "borrowed" lemmatized as "be": be.01 numbers only ARG1 and ARG2, so Mary cannot be ARG0.
+    nlp, _ = trained
+    words = "Mary borrowed a book from John yesterday .".split()
+    doc = predicate_doc(nlp, words, ["Mary", "be", "a", "book", "from", "John", "yesterday", "."], 1)
+    (off,), = with_frames(nlp, None, [doc])
+    (on,), = with_frames(nlp, "propbank", [doc])
+    assert "ARG0" in [span.label_ for span in off.arguments]  # the model's choice, unconstrained
+    assert on.sense == "be.01"
+    labels = [span.label_ for span in on.arguments]
+    assert not {"ARG0", "ARG3", "ARG4"} & set(labels) and "ARGM-TMP" in labels
+    assert on.role_description("ARGM-TMP") == "temporal" and on.role_description("ARG0") is None
+    assert on.role_description("ARG1") == "topic"
+
+
+def test_a_lemma_propbank_lacks_gets_no_sense_and_unconstrained_roles(trained, caplog):
+    from spacy_lal.logs import log_once
+
+    log_once.cache_clear()
+    nlp, _ = trained
+    words = "Mary borrowed a book from John yesterday .".split()
+    doc = predicate_doc(nlp, words, ["Mary", "florp", "a", "book", "from", "John", "yesterday", "."], 1)
+    with caplog.at_level(logging.INFO, logger="spacy_lal"):
+        (on,), = with_frames(nlp, "propbank", [doc])
+        with_frames(nlp, "propbank", [doc])
+    (off,), = with_frames(nlp, None, [doc])
+    assert on.sense is None and on.roleset_name is None and off.sense.startswith("florp.")
+    assert on.data.arguments == off.data.arguments and on.arguments
+    assert caplog.text.count("no PropBank roleset") == 1
