@@ -12,7 +12,7 @@ GPU (``spacy.require_gpu()`` before ``spacy.load``) is left in float32, with a w
 from spacy.language import Language
 
 from .logs import logger
-from .pipeline.layers.gemm import TorchGemmOps
+from .pipeline.layers.gemm import set_int8
 
 __all__ = ["quantize", "runs_on_gpu"]
 
@@ -30,10 +30,8 @@ def quantize(nlp: Language, enabled: bool = True) -> Language:
         return nlp
     for _, component in nlp.components:
         model = getattr(component, "model", None)
-        for layer in model.walk() if hasattr(model, "walk") else ():
-            if isinstance(layer.ops, TorchGemmOps):
-                layer.ops.int8 = enabled
-                layer.ops.forget_int8_weights()
+        if hasattr(model, "walk"):
+            set_int8(model, enabled)
         cfg = getattr(component, "cfg", None)
         if isinstance(cfg, dict) and "quantize" in cfg:
             cfg["quantize"] = enabled

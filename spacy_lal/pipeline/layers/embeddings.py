@@ -44,7 +44,7 @@ from thinc.api import (
 )
 from thinc.types import Floats2d, Ints2d, Padded
 
-from .gemm import prediction, use_torch_gemm
+from .gemm import prediction, set_int8, use_torch_gemm
 
 # Knuth's multiplicative hash constant (2^32 / golden ratio): spreads neighbouring code points of
 # one script over the buckets instead of aliasing them onto one run of ids.
@@ -265,7 +265,7 @@ def build_bilstm_encoder(width: int, depth: int, dropout: float) -> Model[List[F
 
 @registry.architectures("spacy-lal.SentenceTok2Vec.v1")
 def build_sentence_tok2vec(
-    embed: Model[List[Doc], List[Floats2d]], encode: Model[List[Floats2d], List[Floats2d]]
+    embed: Model[List[Doc], List[Floats2d]], encode: Model[List[Floats2d], List[Floats2d]], int8: bool = False
 ) -> Model[List[Doc], List[Floats2d]]:
     """spaCy's ``spacy.Tok2Vec.v2`` (``embed``, then ``encode``) whose encoder reads each sentence
     of a Doc on its own, as it was trained (our corpora hold one sentence per Doc). A BiLSTM run
@@ -273,6 +273,8 @@ def build_sentence_tok2vec(
     shipped parser 2.2 LAS on EWT test sentences parsed five to a Doc. Docs without sentence
     boundaries are read whole. The same layers as ``spacy.Tok2Vec.v2``, so its saved weights load.
     Its Thinc layers multiply through torch on CPU (``gemm.TorchGemmOps``: same products, faster).
+    ``int8``: its prediction products multiply int8 weights from the start (what
+    ``spacy_lal.quantize`` switches on after loading; CPU only, training stays in float).
     """
     model: Model[List[Doc], List[Floats2d]] = Model(
         "tok2vec", _sentence_tok2vec_forward, init=_sentence_tok2vec_init, layers=[embed, encode],
@@ -282,8 +284,16 @@ def build_sentence_tok2vec(
     model.set_ref("encode", encode)
     # spaCy's replace_listeners gives a listening component a copy of this model, and Thinc's
     # copies are built on plain NumpyOps: this puts the copy's layers back on TorchGemmOps.
-    model.attrs["replace_listener"] = use_torch_gemm
-    return use_torch_gemm(model)
+    # (Module-level functions, not closures: spaCy pickles pipelines, attrs included.)
+    on_torch_gemm = _on_torch_gemm_int8 if int8 else use_torch_gemm
+    model.attrs["replace_listener"] = on_torch_gemm
+    return on_torch_gemm(model)
+
+
+def _on_torch_gemm_int8(model: Model) -> Model:
+    use_torch_gemm(model)
+    set_int8(model, True)
+    return model
 
 
 def _sentence_tok2vec_init(model: Model, X: Optional[List[Doc]] = None, Y: Any = None) -> None:

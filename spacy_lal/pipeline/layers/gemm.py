@@ -22,6 +22,7 @@ quantized on the fly: torch's dynamic quantization of Linear layers, about 3.5x 
 float product on the development machine's CPU, for a small change in the vectors (docs/speed.md). Training and its backward products are never
 quantized.
 """
+import logging
 import threading
 import warnings
 import weakref
@@ -35,7 +36,7 @@ from thinc.types import Floats2d, Floats3d, Ints2d
 
 from ...logs import log_once
 
-__all__ = ["TorchGemmOps", "use_torch_gemm", "prediction", "torch_quantization"]
+__all__ = ["TorchGemmOps", "use_torch_gemm", "set_int8", "prediction", "torch_quantization"]
 
 _STATE = threading.local()
 # Per ops instance, the int8 weights made from its layers' float weights, keyed by the float
@@ -152,6 +153,20 @@ def _torch_can_read(*arrays: numpy.ndarray) -> bool:
 
 def _torch_can_write(out: numpy.ndarray) -> bool:
     return _torch_can_read(out) and out.flags.c_contiguous
+
+
+def set_int8(model: Model, enabled: bool) -> bool:
+    """Turn int8 prediction products on or off for ``model``'s layers on :class:`TorchGemmOps`;
+    returns whether any layer has them (none on a GPU, where it says so once)."""
+    found = False
+    for layer in model.walk():
+        if isinstance(layer.ops, TorchGemmOps):
+            layer.ops.int8 = enabled
+            layer.ops.forget_int8_weights()
+            found = True
+        elif enabled and layer.ops.device_type == "gpu":
+            log_once("int8 products run on CPUs only: the layers on a GPU keep float32 products", logging.WARNING)
+    return found
 
 
 def use_torch_gemm(model: Model) -> Model:

@@ -151,6 +151,37 @@ def test_quantize_switches_a_pipelines_tok2vec():
     assert not any(layer.ops.int8 for layer in nlp.get_pipe("tok2vec").model.walk())
 
 
+def test_int8_set_in_the_config_is_on_from_the_start_and_survives_saving_and_listener_copies(tmp_path):
+    import spacy_lal
+
+    tok2vec = {"@architectures": "spacy-lal.SentenceTok2Vec.v1", "int8": True,
+               "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+                         "rows": [200, 50], "include_static_vectors": False},
+               "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 32, "window_size": 1,
+                          "maxout_pieces": 3, "depth": 2}}
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tok2vec", config={"model": tok2vec})
+    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
+    nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
+    nlp.get_pipe("tagger").add_label("X")
+    nlp.initialize()
+    int8_ops = lambda model: {layer.ops.int8 for layer in model.walk() if hasattr(layer.ops, "int8")}  # noqa: E731
+    assert int8_ops(nlp.get_pipe("tok2vec").model) == {True}
+    text = "Dogs bark loudly at night."
+    with_int8 = nlp(text).tensor
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p")
+    assert int8_ops(loaded.get_pipe("tok2vec").model) == {True}
+    numpy.testing.assert_array_equal(loaded(text).tensor, with_int8)
+    loaded.replace_listeners("tok2vec", "tagger", ["model.tok2vec"])  # the tagger's own copy
+    assert int8_ops(loaded.get_pipe("tagger").model.get_ref("tok2vec")) == {True}
+    spacy_lal.quantize(loaded, enabled=False)  # the documented way back to float products
+    assert int8_ops(loaded.get_pipe("tagger").model) == {False}
+    float_nlp = spacy.load(tmp_path / "p", config={"components": {"tok2vec": {"model": {"int8": False}}}})
+    assert int8_ops(float_nlp.get_pipe("tok2vec").model) == {False}
+    assert not numpy.array_equal(float_nlp(text).tensor, with_int8)
+
+
 def test_maxout_at_prediction_keeps_the_maxima_and_no_winners():
     """Inside ``prediction()`` TorchGemmOps' maxout gives Thinc's maxima; which piece won, needed
     only by a backward pass, is a stand-in that Thinc's backprop_maxout refuses. Outside it, both
