@@ -59,25 +59,22 @@ class EnglishRules:
         return bool(self._index.get(pos.lower()))
 
     def combine(self, token: Token, trained: str, *, rules_first: bool = False) -> str:
-        """The lemma of the combination: with ``rules_first``, the rule lemma where it is a word
-        of the index for the token's POS (for a POS without tables, the rule lemma); otherwise (and where it is not) the trained lemma,
-        unless that is an unknown word for the POS and the rule lemma a known one (or the word
-        an exception of the tables: "fought" -> "fight")."""
+        """The lemma of the combination. The trained lemma, unless it is an unknown word for the
+        token's POS and the rule lemma a known one (or the word an exception of the tables:
+        "fought" -> "fight"). With ``rules_first``, the rule lemma wherever the index knows it
+        (for a POS without tables: always, the rules' lowercased form)."""
         pos = token.pos_
         if not pos:
             return trained
         if not self.has_tables(pos):
             # The rules only lowercase such a word (a proper noun keeps its form).
-            return self.lemma(token) or trained if rules_first else trained
+            return (self.lemma(token) or trained) if rules_first else trained
         if not rules_first and self.is_known(trained, pos):
             return trained
-        rule = self.lemma(token)
-        if rule is None:
-            return trained
+        rule = self.lemma(token) or trained  # not None: the token has a POS
         in_index = rule.lower() in self._index.get(pos.lower(), ())
-        if rules_first:
-            if in_index or self.is_known(trained, pos):
-                return rule if in_index else trained
-        if in_index or token.lower_ in self._exceptions.get(pos.lower(), {}):
+        if in_index:
             return rule
-        return trained
+        if rules_first and self.is_known(trained, pos):
+            return trained
+        return rule if token.lower_ in self._exceptions.get(pos.lower(), {}) else trained
