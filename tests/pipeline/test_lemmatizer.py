@@ -1,0 +1,190 @@
+"""lal_lemmatizer: spaCy's trainable lemmatizer with spaCy's English rule lemmatizer beside it,
+on tables read from package data (spacy_lal/pipeline/lemmatizer/)."""
+import filecmp
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy
+import pytest
+import spacy
+from spacy.tokens import Doc
+from spacy.training import Example
+
+from spacy_lal.pipeline.lemmatizer import tables
+from spacy_lal.pipeline.lemmatizer.component import RuleBackedLemmatizer
+from spacy_lal.pipeline.lemmatizer.rules import EnglishRules
+from spacy_lal.pretrained import pipeline_path, shipped_pipelines
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import upgrade_lemmatizer  # noqa: E402
+
+VERBS = ROOT / "tests" / "data" / "lemmas" / "inflected_verbs.jsonl"
+
+
+def tagged(vocab, words, pos, morphs=None) -> Doc:
+    return Doc(vocab, words=words, pos=pos, morphs=morphs or [""] * len(words))
+
+
+def test_tables_load_from_package_data_without_spacy_lookups_data(monkeypatch):
+    monkeypatch.setitem(sys.modules, "spacy_lookups_data", None)  # importing it would fail
+    tables.english_lookups.cache_clear()
+    try:
+        lookups = tables.english_lookups()
+        assert tables.TABLES_PATH.parent == Path(tables.__file__).resolve().parents[2] / "data"
+        assert set(tables.TABLE_NAMES) <= set(lookups.tables)
+        assert "repair" in lookups.get_table("lemma_index")["verb"]
+        assert lookups.get_table("lemma_exc")["verb"]["went"] == ["go"]
+        assert "WordNet" in tables.read_tables()["notice"]
+    finally:
+        tables.english_lookups.cache_clear()
+
+
+def test_rules_are_spacy_rules_on_our_tables(nlp):
+    rules = EnglishRules(nlp.vocab)
+    doc = tagged(nlp.vocab, ["repairing", "went", "studies", "regards"], ["VERB", "VERB", "VERB", "NOUN"],
+                 ["VerbForm=Ger", "Tense=Past|VerbForm=Fin", "Number=Sing|Person=3|Tense=Pres|VerbForm=Fin",
+                  "Number=Ptan"])
+    assert [rules.lemma(t) for t in doc] == ["repair", "go", "study", "regards"]  # a plurale tantum stays
+
+
+def test_combination_replaces_only_unknown_trained_lemmas(nlp):
+    rules = EnglishRules(nlp.vocab)
+    doc = tagged(nlp.vocab, ["repairing", "Thank", "need", "PM", "fought", "They"],
+                 ["VERB", "VERB", "VERB", "NOUN", "VERB", "PRON"],
+                 ["VerbForm=Ger", "Mood=Imp|VerbForm=Fin", "Mood=Ind|Tense=Pres|VerbForm=Fin", "Number=Sing",
+                  "Tense=Past|VerbForm=Fin", "Case=Nom|Number=Plur|Person=3|PronType=Prs"])
+    trained = ["repaire", "thank", "need", "p.m.", "fought", "they"]
+    combined = [rules.combine(t, lemma) for t, lemma in zip(doc, trained)]
+    # "repaire" is no verb: the rules' "repair" is; "thank", "need" are known verbs and stay
+    # (the rules would give "Thank", "nee"); "p.m." is no plain word, which the index cannot
+    # judge; "fought" is an exception of the tables; PRON has no tables.
+    assert combined == ["repair", "thank", "need", "p.m.", "fight", "they"]
+    # rules_first: the rules' lemma where the index knows it, the trained one otherwise.
+    noun = tagged(nlp.vocab, ["PERFORMANCE", "Blorfs"], ["NOUN", "NOUN"], ["Number=Sing", "Number=Plur"])
+    assert [rules.combine(t, t.text, rules_first=True) for t in noun] == ["performance", "Blorfs"]
+    assert [rules.combine(t, t.text) for t in noun] == ["PERFORMANCE", "Blorfs"]
+
+
+def lemmatizer_with_tree(nlp_blank, mode, form="making", lemma="make"):
+    """A lal_lemmatizer whose only edit tree is the one of ``form`` -> ``lemma``."""
+    component = nlp_blank.add_pipe("lal_lemmatizer", config={"mode": mode})
+    return component, component.trees.add(form, lemma)
+
+
+@pytest.mark.parametrize("mode,expected", [
+    ("trained", ["They", "are", "repaire", "it"]),   # spaCy's trainable_lemmatizer: backoff orth
+    ("rules", ["they", "are", "repair", "it"]),      # spaCy's rule lemmatizer: AUX/PRON lowercased
+    ("combined", ["They", "are", "repair", "it"]),
+])
+def test_component_modes(mode, expected):
+    nlp = spacy.blank("en")
+    component, tree = lemmatizer_with_tree(nlp, mode)
+    doc = tagged(nlp.vocab, ["They", "are", "repairing", "it"], ["PRON", "AUX", "VERB", "PRON"],
+                 ["", "", "VerbForm=Ger", ""])
+    component.set_annotations([doc], [numpy.array([-1, -1, tree, -1])])
+    assert [t.lemma_ for t in doc] == expected
+
+
+def test_preset_lemmas_are_kept_unless_overwrite():
+    nlp = spacy.blank("en")
+    component, tree = lemmatizer_with_tree(nlp, "combined")
+    doc = tagged(nlp.vocab, ["repairing"], ["VERB"], ["VerbForm=Ger"])
+    doc[0].lemma_ = "given"
+    component.set_annotations([doc], [numpy.array([tree])])
+    assert doc[0].lemma_ == "given"
+    component.overwrite = True
+    component.set_annotations([doc], [numpy.array([tree])])
+    assert doc[0].lemma_ == "repair"
+
+
+def test_rules_mode_needs_no_model_and_tokens_without_pos_do_not_warn():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_lemmatizer", config={"mode": "rules"})  # never initialized: the model is not run
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # spaCy's rule lemmatizer warns (W108) for a token without POS
+        doc = nlp("They Went")
+    assert [t.lemma_ for t in doc] == ["they", "went"]  # spaCy's output without POS: lowercased
+
+
+@pytest.fixture(scope="module")
+def trained_tiny(tmp_path_factory):
+    """A tiny trainable_lemmatizer pipeline, initialized and saved (spaCy's own component)."""
+    nlp = spacy.blank("en")
+    nlp.add_pipe("trainable_lemmatizer", config={"min_tree_freq": 1})
+    pairs = [("They", "they", "PRON"), ("were", "be", "AUX"), ("making", "make", "VERB"), ("cakes", "cake", "NOUN")]
+    examples = []
+    for _ in range(2):
+        ref = Doc(nlp.vocab, words=[w for w, _, _ in pairs], lemmas=[l for _, l, _ in pairs], pos=[p for *_, p in pairs])
+        examples.append(Example(nlp.make_doc(ref.text), ref))
+    nlp.initialize(lambda: examples)
+    path = tmp_path_factory.mktemp("lemmatizer") / "nlp"
+    nlp.to_disk(path)
+    return path
+
+
+def test_an_upgraded_trainable_lemmatizer_keeps_its_files_and_lemmas(trained_tiny, tmp_path):
+    old = spacy.load(trained_tiny)
+    upgraded = tmp_path / "nlp"
+    import shutil
+
+    shutil.copytree(trained_tiny, upgraded)
+    upgrade_lemmatizer.upgrade(upgraded)
+    with pytest.raises(ValueError, match="already lal_lemmatizer"):
+        upgrade_lemmatizer.upgrade(upgraded)
+    new = spacy.load(upgraded, config={"components": {"trainable_lemmatizer": {"mode": "trained"}}})
+    assert isinstance(new.get_pipe("trainable_lemmatizer"), RuleBackedLemmatizer)
+    text = "They were making cakes"
+    assert [t.lemma_ for t in new(text)] == [t.lemma_ for t in old(text)]
+    new.to_disk(tmp_path / "saved")  # saved again: spaCy's files, byte for byte
+    same = filecmp.dircmp(trained_tiny / "trainable_lemmatizer", tmp_path / "saved" / "trainable_lemmatizer")
+    assert same.left_list == same.right_list and not same.diff_files
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n", "  Hello  \n world "])
+def test_empty_and_whitespace_docs(trained_tiny, tmp_path, text):
+    nlp = spacy.load(trained_tiny, config={"components": {"trainable_lemmatizer": {"factory": "lal_lemmatizer"}}})
+    assert nlp.get_pipe("trainable_lemmatizer").mode == "combined"
+    doc = nlp(text)
+    assert len(doc) == len(nlp.make_doc(text))
+    assert all(t.lemma_ for t in doc if not t.is_space)
+    assert [d.text for d in nlp.pipe([text, text])] == [text, text]
+
+
+def test_only_english_takes_the_rules():
+    with pytest.raises(ValueError, match="English"):
+        spacy.blank("de").add_pipe("lal_lemmatizer")
+    spacy.blank("de").add_pipe("lal_lemmatizer", config={"mode": "trained"})
+    with pytest.raises(ValueError, match="mode"):
+        spacy.blank("en").add_pipe("lal_lemmatizer", config={"mode": "lookup"})
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+def test_upgraded_shipped_pipeline_on_the_verb_list(tmp_path):
+    """The combination gets at least as many of the hand-checked inflected verbs as the rule
+    lemmatizer alone and as the trained one, with the pipeline's own POS and morphology."""
+    shipped = pipeline_path("en_lal_ewt")
+    copy = tmp_path / "en_lal_ewt"
+    copy.mkdir()
+    for entry in shipped.iterdir():  # the component folders linked, the config copied and upgraded
+        if entry.name == "config.cfg":
+            (copy / entry.name).write_bytes(entry.read_bytes())
+        else:
+            (copy / entry.name).symlink_to(entry)
+    upgrade_lemmatizer.upgrade(copy)
+    nlp = spacy.load(copy, exclude=["lal_parser", "lal_srl"])
+    items = [json.loads(line) for line in VERBS.read_text(encoding="utf8").splitlines()]
+    assert len(items) >= 35
+    lemmatizer = nlp.get_pipe("trainable_lemmatizer")
+    correct = {}
+    for mode in ("trained", "rules", "combined"):
+        lemmatizer.mode = mode
+        docs = nlp.pipe(item["text"] for item in items)
+        correct[mode] = sum(next(t.lemma_ for t in doc if t.text == item["word"]) == item["lemma"]
+                            for doc, item in zip(docs, items))
+    assert correct["combined"] >= correct["rules"] and correct["combined"] >= correct["trained"], correct
+    lemmatizer.mode = "combined"
+    doc = nlp("We travelled there and they hyped it while repairing the car.")
+    assert [t.lemma_ for t in doc if t.pos_ == "VERB"] == ["travel", "hype", "repair"]
