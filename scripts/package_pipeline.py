@@ -74,6 +74,14 @@ def main(argv=None) -> int:
                 source.to_disk(Path(scratch) / "morphologizer")
                 command += ["--paths.morphologizer", str(Path(scratch) / "morphologizer")]
         subprocess.run(command, check=True)
+    # The lemmatizer as spaCy trains it becomes lal_lemmatizer: the same files, with spaCy's
+    # English rule tables beside it (docs/components.md).
+    assembled = spacy.util.load_config(args.output / "config.cfg")
+    if assembled["components"].get("trainable_lemmatizer", {}).get("factory") == "trainable_lemmatizer":
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from upgrade_lemmatizer import upgrade
+
+        upgrade(args.output)
 
     import spacy_lal  # noqa: F401
 
