@@ -70,6 +70,8 @@ Words
 16. *A clitic after a backtick*: ``mama`s`` -> ``mama `s`` (train: 10 of 10), as after ``'``.
 17. *File names are one token*: ``ld2d-#69366-1.DOC``, ``ENRON.XLS`` (a name with a known
     extension; train: 62 of 62).
+18. *An emoji is one token*: a zero-width-joined sequence, a flag, a skin tone, a keycap
+    (``👨‍👩‍👧``, ``🇺🇸``, ``👍🏽``, ``❤️``): EWT has none to count; spaCy cut them into pieces.
 
 Multi-word tokens (what the CoNLL-U export groups)
 
@@ -137,6 +139,18 @@ _BANG_RUN = r"(?:(?:(?<!\.)\.)?[!?]{2,}|(?<!\.)(?<!\.\w)\.[!?]+)"
 _QUOTE_PAIR = r"[‘’']{2}"
 _PREFIX_RUNS = [r"(?:\.?[!?]{2,}|\.[!?]+)", r"(?P<prefix_run>[^\w\s.!?'‘’]|_)(?P=prefix_run)+", _QUOTE_PAIR]
 _SUFFIX_RUNS = [_BANG_RUN, r"(?P<suffix_run>[^\w\s.!?'‘’]|_)(?P=suffix_run)+", _QUOTE_PAIR]
+
+# -- rule 18: an emoji is one token, as a reader sees it ------------------------------------------
+# EWT has no emoji to learn from (one ♥ in 254k words); users' text has many, and spaCy cut the
+# sequences that render as one picture into pieces: a family (three pictures joined by zero-width
+# joiners), a flag (two regional indicators), a skin tone, a presentation selector, a keycap, a
+# subdivision flag (a black flag and tag characters). Each is one token here (a prefix or a
+# suffix of a longer string); a run of one repeated emoji stays one token (rule 2).
+_EMOJI_MODIFIER = "[\uFE0E\uFE0F\u20E3\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F]"
+_EMOJI_BASE = "[\u2600-\u27BF\u2B00-\u2BFF\U0001F000-\U0001F1E5\U0001F200-\U0001FAFF]"
+EMOJI = (
+    "(?:[\U0001F1E6-\U0001F1FF]{{2}}|[0-9#*]\uFE0F?\u20E3|{b}{m}*(?:\u200D{b}{m}*)*)"
+).format(b=_EMOJI_BASE, m=_EMOJI_MODIFIER)
 
 # -- rule 10: a number and am/pm (any case, with or without periods) or k ------------------------
 _NUMBER_SUFFIXES = [r"(?<=[0-9])(?i:[ap]\.m\.|[ap]m)", r"(?<=[0-9])[kK]"]
@@ -245,9 +259,9 @@ def ewt_tokenizer(nlp: Language) -> Tokenizer:
     return Tokenizer(
         nlp.vocab,
         rules=_special_cases(defaults.tokenizer_exceptions),
-        prefix_search=compile_prefix_regex(_PREFIX_RUNS + [_EDGE_HYPHEN_PREFIX] + list(defaults.prefixes)).search,
+        prefix_search=compile_prefix_regex(_PREFIX_RUNS + [EMOJI, _EDGE_HYPHEN_PREFIX] + list(defaults.prefixes)).search,
         suffix_search=compile_suffix_regex(
-            _SUFFIX_RUNS + _NUMBER_SUFFIXES + [_CLITIC_S, _EDGE_HYPHEN_SUFFIX] + suffixes
+            _SUFFIX_RUNS + [EMOJI] + _NUMBER_SUFFIXES + [_CLITIC_S, _EDGE_HYPHEN_SUFFIX] + suffixes
         ).search,
         infix_finditer=compile_infix_regex(_infixes(defaults.infixes)).finditer,
         token_match=re.compile(TOKEN_MATCH).match,

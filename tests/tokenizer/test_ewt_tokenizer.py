@@ -168,6 +168,15 @@ RULES = {
         ("See ENRON.XLS and enrongss.xls.", ["See", "ENRON.XLS", "and", "enrongss.xls", "."]),
         ("(See attached file: Para13-7-01.doc)", ["(", "See", "attached", "file", ":", "Para13-7-01.doc", ")"]),
     ],
+    "18 emoji": [
+        ("Love it \U0001F468\u200d\U0001F469\u200d\U0001F467 and", ["Love", "it", "\U0001F468\u200d\U0001F469\u200d\U0001F467", "and"]),
+        ("from \U0001F1FA\U0001F1F8 ok", ["from", "\U0001F1FA\U0001F1F8", "ok"]),
+        ("see you \U0001F44D\U0001F3FD!", ["see", "you", "\U0001F44D\U0001F3FD", "!"]),
+        ("I \u2764\ufe0fNY", ["I", "\u2764\ufe0f", "NY"]),
+        ("great\U0001F600 1\ufe0f\u20e3", ["great", "\U0001F600", "1\ufe0f\u20e3"]),
+        ("\u2764\ufe0f\u2764\ufe0f wow", ["\u2764\ufe0f", "\u2764\ufe0f", "wow"]),
+        ("lol \U0001F602\U0001F602\U0001F602", ["lol", "\U0001F602\U0001F602\U0001F602"]),  # rule 2: a run
+    ],
 }
 CASES = [(rule, text, expected) for rule, cases in RULES.items() for text, expected in cases]
 

@@ -26,6 +26,7 @@ Constraints (``constraints`` setting, ``set_constraints``, ``constrained``,
 ``parse_with_constraints``): ``constrained.py``.
 """
 import logging
+import re
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -38,6 +39,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...extensions import set_trees, stored_trees
+from ...tokenizer import EMOJI
 from ...tree import WHITESPACE_TAG, LabelledSpan
 from ..clear import check_scheme, clear_ud, set_clear_dependencies, use_english_noun_chunks
 from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model, untrained_model
@@ -178,6 +180,23 @@ def make_lal_dependency_parser(
         piece_length=piece_length,
         scorer=scorer,
     )
+
+
+# EWT (the taggers' training data) has no emoji; UD tags them as it tags emoticons.
+_EMOJI_TOKEN = re.compile(f"(?:{EMOJI})+")
+_MAYBE_EMOJI = re.compile("[\u2600-\U000E007F]")
+
+
+def _tag_emoji(doc: Doc) -> None:
+    """Emoji tokens (``tokenizer.EMOJI``) as UD tags emoticons: NFP, SYM, no features (the taggers
+    guessed CD, NNS or punctuation for them). Tokens the models read but never saw tagged, like
+    whitespace above."""
+    if not _MAYBE_EMOJI.search(doc.text):
+        return
+    for token in doc:
+        if _EMOJI_TOKEN.fullmatch(token.text):
+            token.tag_, token.pos_ = "NFP", "SYM"
+            token.set_morph(None)
 
 
 def _by_sentence(units: List[Unit], spans: List[numpy.ndarray]) -> List[List[Tuple[Unit, numpy.ndarray]]]:
@@ -367,6 +386,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
             for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist():
                 doc[i].tag_, doc[i].pos_ = WHITESPACE_TAG, "SPACE"
                 doc[i].set_morph(None)  # an upstream morphologizer's guess (Degree=Cmp seen)
+            _tag_emoji(doc)
             if self.cfg["constituency"]:
                 sentences = _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows])
                 set_trees(doc, [self._tree(doc, sentence) for sentence in sentences], root_label=JOINED_ROOT)

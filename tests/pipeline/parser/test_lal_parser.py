@@ -56,6 +56,17 @@ def test_n_process(trained):
     assert parallel == serial
 
 
+def test_emoji_are_tagged_as_ud_tags_emoticons(trained):
+    nlp, _ = trained
+    words = ["Dogs", "\U0001F436\u200d\U0001F9BA", "bark", "\U0001F600\U0001F600", "."]
+    doc = Doc(nlp.vocab, words=words, sent_starts=[True] + [False] * 4)
+    doc[1].tag_, doc[1].pos_ = "CD", "NUM"  # what the taggers guessed before
+    doc[1].set_morph("NumForm=Digit|NumType=Card")
+    doc = nlp(doc)
+    assert [(t.tag_, t.pos_, str(t.morph)) for t in doc if t.i in (1, 3)] == [("NFP", "SYM", "")] * 2
+    assert doc[0].tag_ != "NFP" and doc._.tree.tags()[1] == "NFP"
+
+
 def test_empty_whitespace_and_long_input(trained, caplog):
     nlp, _ = trained
     empty = nlp("")
