@@ -1,4 +1,5 @@
-"""``spacy-lal.Corpus.v1``: spaCy's corpus reader, keeping the trees and frames of sentences.
+"""``spacy-lal.Corpus.v1``: spaCy's corpus reader, keeping the trees and frames of sentences;
+``spacy-lal.MixedCorpus.v1``: gold and a share of silver, for distillation (issue #36).
 
 spaCy's ``Corpus`` cuts Docs into sentences with ``Span.as_doc()``, which drops
 ``Doc.user_data`` and with it the gold trees and SRL frames that ``spacy_lal`` stores there.
@@ -80,3 +81,56 @@ def create_treebank_corpus_reader(
         raise ValueError("spacy-lal.Corpus.v1: no corpus path given (set paths.train / paths.dev)")
     return TreebankCorpus(path, gold_preproc=gold_preproc, max_length=max_length, limit=limit, augmenter=augmenter,
                           cache=cache)
+
+
+class MixedCorpus:
+    """Gold Examples, then a share of silver ones (parses of unlabeled text by a stronger
+    pipeline, ``parse-corpus --format spacy``): the reader of a distilled student's training.
+
+    The silver share is the first ``silver_fraction`` of the silver Docs in the corpus's own
+    order (shards sorted by name, as ``parse-corpus`` numbers them), so a quarter is part of half
+    and half part of all: the runs of a learning curve over the silver amount differ in that
+    alone. spaCy's training loop shuffles the Examples of each epoch, so gold and silver mix.
+    """
+
+    def __init__(self, gold: TreebankCorpus, silver: Optional[TreebankCorpus], silver_fraction: float) -> None:
+        self.gold = gold
+        self.silver = silver
+        self.silver_fraction = silver_fraction
+
+    def __call__(self, nlp: Language) -> Iterator[Example]:
+        yield from self.gold(nlp)
+        if self.silver is None or self.silver_fraction == 0:
+            return
+        docs = list(self.silver.read_docbin(nlp.vocab, self.silver_files()))
+        keep = docs[: round(len(docs) * self.silver_fraction)]
+        yield from self.silver.make_examples_gold_preproc(nlp, keep)
+
+    def silver_files(self) -> List[Path]:
+        from spacy.training.corpus import walk_corpus
+
+        return sorted(walk_corpus(self.silver.path, ".spacy"))
+
+
+@registry.readers("spacy-lal.MixedCorpus.v1")
+def create_mixed_corpus_reader(
+    gold: Optional[Union[str, Path]],
+    silver: Optional[Union[str, Path]] = None,
+    *,
+    silver_fraction: float = 1.0,
+    max_length: int = 0,
+    limit: int = 0,
+) -> Callable[[Language], Iterable[Example]]:
+    """``gold`` (a ``.spacy`` corpus, read as ``spacy-lal.Corpus.v1`` reads it) and the first
+    ``silver_fraction`` (0 to 1) of the Docs of ``silver`` (a ``.spacy`` file or a folder of
+    shards; None: gold only), both cut into their sentences. ``limit`` and ``max_length`` apply
+    to the gold corpus as in ``spacy-lal.Corpus.v1``."""
+    if gold is None:
+        raise ValueError("spacy-lal.MixedCorpus.v1: no gold corpus path given (set paths.train)")
+    if not 0 <= silver_fraction <= 1:
+        raise ValueError(f"spacy-lal.MixedCorpus.v1: silver_fraction must be between 0 and 1, got {silver_fraction}")
+    if silver is not None and not Path(silver).exists():
+        raise ValueError(f"spacy-lal.MixedCorpus.v1: no silver corpus at {silver} (python -m spacy_lal parse-corpus ... --format spacy)")
+    gold_corpus = TreebankCorpus(gold, gold_preproc=True, max_length=max_length, limit=limit)
+    silver_corpus = None if silver is None else TreebankCorpus(silver, gold_preproc=True)
+    return MixedCorpus(gold_corpus, silver_corpus, silver_fraction)

@@ -1,4 +1,5 @@
-"""spacy-lal.Corpus.v1: sentence Docs keep their trees; the Docs are read from disk once."""
+"""spacy-lal.Corpus.v1: sentence Docs keep their trees; the Docs are read from disk once.
+spacy-lal.MixedCorpus.v1: gold, then a share of silver shards."""
 from pathlib import Path
 
 import pytest
@@ -53,3 +54,46 @@ def test_docs_are_read_once_per_vocab_unless_told_not_to(corpus: Path, monkeypat
     assert first[2].reference.text.split() == ["Hi", "."] and (first[2].reference is second[2].reference) == cache
     list(reader(spacy.blank("en")))  # another vocab: read again
     assert len(reads) == (2 if cache else 3)
+
+
+def _silver_shards(folder: Path) -> Path:
+    """Two parse-corpus-like shards of two-sentence documents, each word naming its document."""
+    nlp = spacy.blank("en")
+    folder.mkdir()
+    for shard, first in (("shard-00001.spacy", 0), ("shard-00000.spacy", 4)):  # written out of order
+        docs = []
+        for k in range(first, first + 4):
+            doc = Doc(nlp.vocab, words=[f"s{k}", "ran", ".", f"s{k}", "sat", "."],
+                      sent_starts=[True, False, False, True, False, False])
+            set_tree(doc[0:3], [(0, 1, ["NP"]), (1, 2, ["VP"])])
+            docs.append(doc)
+        DocBin(docs=docs, store_user_data=True).to_disk(folder / shard)
+    return folder
+
+
+@pytest.mark.parametrize("fraction, n_silver_docs", [(0.0, 0), (0.25, 2), (0.5, 4), (1.0, 8)])
+def test_mixed_corpus_takes_a_prefix_of_the_silver_docs(corpus: Path, tmp_path: Path, fraction, n_silver_docs):
+    silver = _silver_shards(tmp_path / "silver")
+    reader = registry.resolve({"r": {"@readers": "spacy-lal.MixedCorpus.v1", "gold": str(corpus),
+                                     "silver": str(silver), "silver_fraction": fraction}})["r"]
+    nlp = spacy.blank("en")
+    examples = list(reader(nlp))
+    gold = [eg for eg in examples if not eg.reference[0].text.startswith("s")]
+    silver_words = [eg.reference[0].text for eg in examples if eg.reference[0].text.startswith("s")]
+    assert len(gold) == 3  # the gold corpus's three sentences
+    # each silver Doc gives its two sentences, in shard-name order: a smaller share is a prefix
+    assert silver_words == [f"s{k}" for k in sorted(range(8), key=lambda k: (k < 4, k)) for _ in range(2)][: 2 * n_silver_docs]
+    # the silver trees come along (the first sentence of each silver Doc has one, the second none)
+    with_trees = [eg.reference[1].text for eg in examples if list(stored_trees(eg.reference))]
+    assert with_trees.count("ran") == n_silver_docs and "sat" not in with_trees
+
+
+def test_mixed_corpus_errors_are_clear(corpus: Path, tmp_path: Path):
+    def resolve(**settings):
+        return registry.resolve({"r": {"@readers": "spacy-lal.MixedCorpus.v1", "gold": str(corpus), **settings}})["r"]
+
+    with pytest.raises(ValueError, match="silver_fraction"):
+        resolve(silver=str(corpus), silver_fraction=1.5)
+    with pytest.raises(ValueError, match="no silver corpus at"):
+        resolve(silver=str(tmp_path / "missing"))
+    assert len(list(resolve()(spacy.blank("en")))) == 3  # no silver: the gold corpus alone
