@@ -139,7 +139,7 @@ def _nltk_text(args: argparse.Namespace) -> int:
     rows.append(("total", str(card["documents"]), str(card["words"]), "", ""))
     header = ("package", "documents", "words", "genre", "license")
     widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
-    for n, row in enumerate([header] + rows):
+    for row in [header] + rows:
         print("  ".join(cell.rjust(w) if i in (1, 2) else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
     card_path = args.card or args.output.with_suffix(".card.json")
     print(f"{args.output}: {card['documents']} documents; corpus card {card_path}")
