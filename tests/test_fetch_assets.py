@@ -119,3 +119,41 @@ def test_download_from_a_mirror(tmp_path, offline, monkeypatch):
     for name in NAMES:
         assert (tmp_path / "assets" / name / "README.md").read_text() == f"{name}\n"
     assert sorted(p.name for p in (tmp_path / "assets").iterdir()) == sorted(NAMES)
+
+
+def test_file_set_downloaded_from_a_mirror_and_checked(tmp_path, offline, monkeypatch):
+    """--only nltk-text: each file from <repo>/raw/<commit>/<folder>/<file>, kept only if every
+    SHA-256 matches the pin."""
+    import hashlib
+
+    repo, commit, folder, _ = fetch_assets.FILE_SETS["nltk-text"]
+    bodies = {"a.zip": b"zip\n", "a.xml": b"<package/>\n"}
+    pins = {name: hashlib.sha256(body).hexdigest() for name, body in bodies.items()}
+    monkeypatch.setitem(fetch_assets.FILE_SETS, "nltk-text", (repo, commit, folder, pins))
+    served = dict(bodies)
+
+    class Mirror(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            prefix = f"/{repo}/raw/{commit}/{folder}/"
+            body = served.get(self.path[len(prefix):]) if self.path.startswith(prefix) else None
+            self.send_response(200 if body else 404)
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Mirror)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("SPACY_LAL_ASSETS_URL", f"http://127.0.0.1:{server.server_port}")
+        served["a.xml"] = b"tampered\n"
+        assert fetch_assets.main([str(tmp_path / "bad"), "--only", "nltk-text"]) == 1
+        assert list((tmp_path / "bad").iterdir()) == []  # nothing half-downloaded left behind
+        served["a.xml"] = bodies["a.xml"]
+        assert fetch_assets.main([str(tmp_path / "assets"), "--only", "nltk-text"]) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert sorted(p.name for p in (tmp_path / "assets").iterdir()) == ["nltk-text"]
+    assert {p.name: p.read_bytes() for p in (tmp_path / "assets" / "nltk-text").iterdir()} == bodies

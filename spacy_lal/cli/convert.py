@@ -5,6 +5,8 @@
     convert conllu|conllx|conll12 INPUT... OUTPUT.spacy
     convert ud-documents INPUT... OUTPUT.spacy   (one Doc per # newdoc document: sentence splitting)
     convert conll05 PROPS OUTPUT.spacy --words WORDS [--synt SYNT]
+    convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...]
+                 (unlabeled text for parse-corpus, and its corpus card TEXTS.card.json)
 
 An INPUT directory stands for its files matching ``--pattern`` (recursively, sorted).
 """
@@ -52,6 +54,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     c05.add_argument("--words", type=Path, required=True, help="the words file (one word per line)")
     c05.add_argument("--synt", type=Path, help="POS tag and parse bit columns (e.g. synt.col2)")
     c05.add_argument("--lang", default="en")
+
+    nltk = formats.add_parser(
+        "nltk-text", help="nltk_data packages (NAME.zip + NAME.xml) as JSONL text for parse-corpus, with a corpus card"
+    )
+    nltk.add_argument("folder", type=Path, metavar="ASSETS_DIR", help="the folder of nltk_data packages")
+    nltk.add_argument("--output", type=Path, required=True, help="the JSONL file to write")
+    nltk.add_argument("--card", type=Path, help="the corpus card (default: OUTPUT with .card.json)")
+    nltk.add_argument("--only", action="append", metavar="PACKAGE[,...]", help="read only these packages")
+    nltk.add_argument("--exclude", action="append", metavar="PACKAGE[,...]", help="leave these packages out")
     parser.set_defaults(func=main)
 
 
@@ -63,6 +74,8 @@ def main(args: argparse.Namespace) -> int:
     from spacy_lal import corpora
     from spacy_lal.corpora.ewt import format_table
 
+    if args.format == "nltk-text":
+        return _nltk_text(args)
     try:
         if args.format == "ewt":
             stats = corpora.convert_ewt(args.ud, args.propbank, args.output, lang=args.lang)
@@ -109,6 +122,28 @@ def main(args: argparse.Namespace) -> int:
             paths = _expand(args.inputs, args.pattern)
         print(f"error: {error_line(err, paths)}", file=sys.stderr)
         return 1
+
+
+def _nltk_text(args: argparse.Namespace) -> int:
+    from spacy_lal.corpora.nltk_text import write_nltk_text
+
+    try:
+        card = write_nltk_text(args.folder, args.output, only=args.only, exclude=args.exclude, card=args.card)
+    except (ValueError, OSError) as err:
+        from . import error_line
+
+        print(f"error: {error_line(err)}", file=sys.stderr)
+        return 1
+    rows = [(name, str(e["documents"]), str(e["words"]), ", ".join(e["genres"]), e["license"])
+            for name, e in card["packages"].items()]
+    rows.append(("total", str(card["documents"]), str(card["words"]), "", ""))
+    header = ("package", "documents", "words", "genre", "license")
+    widths = [max(len(row[i]) for row in rows + [header]) for i in range(len(header))]
+    for row in [header] + rows:
+        print("  ".join(cell.rjust(w) if i in (1, 2) else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    card_path = args.card or args.output.with_suffix(".card.json")
+    print(f"{args.output}: {card['documents']} documents; corpus card {card_path}")
+    return 0
 
 
 def _expand(inputs: List[Path], pattern: str) -> List[Path]:
