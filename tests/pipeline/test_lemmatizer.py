@@ -162,19 +162,13 @@ def test_only_english_takes_the_rules():
 
 
 @pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
-def test_upgraded_shipped_pipeline_on_the_verb_list(tmp_path):
-    """The combination gets at least as many of the hand-checked inflected verbs as the rule
-    lemmatizer alone and as the trained one, with the pipeline's own POS and morphology."""
+def test_the_shipped_pipeline_on_the_verb_list():
+    """The shipped lemmatizer is lal_lemmatizer (upgraded by scripts/upgrade_lemmatizer.py); its
+    combination gets at least as many of the hand-checked inflected verbs as the rule lemmatizer
+    alone and as the trained one, with the pipeline's own POS and morphology."""
     shipped = pipeline_path("en_lal_ewt")
-    copy = tmp_path / "en_lal_ewt"
-    copy.mkdir()
-    for entry in shipped.iterdir():  # the component folders linked, the config copied and upgraded
-        if entry.name == "config.cfg":
-            (copy / entry.name).write_bytes(entry.read_bytes())
-        else:
-            (copy / entry.name).symlink_to(entry)
-    upgrade_lemmatizer.upgrade(copy)
-    nlp = spacy.load(copy, exclude=["lal_parser", "lal_srl"])
+    assert spacy.util.load_config(shipped / "config.cfg")["components"]["trainable_lemmatizer"]["factory"] == "lal_lemmatizer"
+    nlp = spacy.load(shipped, exclude=["lal_parser", "lal_srl"])
     items = [json.loads(line) for line in VERBS.read_text(encoding="utf8").splitlines()]
     assert len(items) >= 35
     lemmatizer = nlp.get_pipe("trainable_lemmatizer")
