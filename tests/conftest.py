@@ -96,6 +96,19 @@ TINY_SRL = {
 }
 
 
+TINY_SPA = {
+    "@architectures": "spacy-lal.SpaDependencyParser.v1",
+    "encoder": "bot",
+    "d_scan": 32,
+    "d_rescan": 32,
+    "d_label": 32,
+    "d_hidden": 64,
+    "dropout": 0.0,
+    "max_length": 16,
+    "tok2vec": TINY_TOK2VEC,
+}
+
+
 @pytest.fixture(scope="session")
 def tiny_tok2vec() -> dict:
     """A tiny spacy.Tok2Vec.v2 (width 32) config."""
@@ -106,6 +119,12 @@ def tiny_tok2vec() -> dict:
 def tiny_parser() -> dict:
     """A tiny spacy-lal.LabelAttentionParser.v1 config (lal_parser, lal_dependency_parser)."""
     return TINY_PARSER
+
+
+@pytest.fixture(scope="session")
+def tiny_spa() -> dict:
+    """A tiny spacy-lal.SpaDependencyParser.v1 config (lal_spa_parser; BoT-SPA, add "parsing")."""
+    return TINY_SPA
 
 
 @pytest.fixture(scope="session")

@@ -19,17 +19,6 @@ from spacy_lal.pipeline.srl.predicates import mark_gold_predicates
 
 pytestmark = pytest.mark.gpu
 
-SPA = {
-    "@architectures": "spacy-lal.SpaDependencyParser.v1",
-    "encoder": "bot",
-    "d_scan": 32,
-    "d_rescan": 32,
-    "d_label": 32,
-    "d_hidden": 64,
-    "dropout": 0.0,
-    "max_length": 16,
-}
-
 
 def outputs(docs):
     """Everything a parse sets that a user reads: trees, dependencies, tags and frames."""
@@ -123,12 +112,12 @@ def test_lal_srl_trains_on_the_gpu_and_labels_as_the_cpu_does(on_gpu, tiny_srl, 
 
 
 @pytest.mark.parametrize("parsing", ["graph", "transition"])
-def test_lal_spa_parser_trains_on_the_gpu_and_parses_as_the_cpu_does(on_gpu, parsing, tiny_tok2vec, ewt_sentences,
+def test_lal_spa_parser_trains_on_the_gpu_and_parses_as_the_cpu_does(on_gpu, parsing, tiny_spa, ewt_sentences,
                                                                      tmp_path):
     fix_random_seed(0)
     with on_gpu():
         nlp = spacy.blank("en")
-        nlp.add_pipe("lal_spa_parser", config={"model": {**SPA, "tok2vec": tiny_tok2vec, "parsing": parsing}})
+        nlp.add_pipe("lal_spa_parser", config={"model": {**tiny_spa, "parsing": parsing}})
         examples = [
             Example(Doc(nlp.vocab, words=words),
                     Doc(nlp.vocab, words=words, heads=[i if h == 0 else h - 1 for i, h in enumerate(heads)], deps=deps))

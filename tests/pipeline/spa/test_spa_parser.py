@@ -17,23 +17,6 @@ from spacy_lal.corpora.conllu import read_conllu
 
 EWT_SAMPLE = Path(__file__).parents[2] / "data" / "corpora" / "sample.conllu"  # four EWT sentences
 
-# The tiny model's settings, on the tiny tok2vec (the tiny_spa fixture).
-SPA = {
-    "@architectures": "spacy-lal.SpaDependencyParser.v1",
-    "encoder": "bot",
-    "d_scan": 32,
-    "d_rescan": 32,
-    "d_label": 32,
-    "d_hidden": 64,
-    "dropout": 0.0,
-    "max_length": 16,
-}
-
-
-@pytest.fixture(scope="module")
-def tiny_spa(tiny_tok2vec):
-    return {**SPA, "tok2vec": tiny_tok2vec}
-
 
 @pytest.fixture(scope="module")
 def ewt_examples(ewt_sentences):
