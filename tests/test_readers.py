@@ -88,12 +88,24 @@ def test_mixed_corpus_takes_a_prefix_of_the_silver_docs(corpus: Path, tmp_path: 
     assert with_trees.count("ran") == n_silver_docs and "sat" not in with_trees
 
 
+def test_mixed_corpus_repeats_the_gold(corpus: Path, tmp_path: Path):
+    silver = _silver_shards(tmp_path / "silver")
+    reader = registry.resolve({"r": {"@readers": "spacy-lal.MixedCorpus.v1", "gold": str(corpus),
+                                     "silver": str(silver), "silver_fraction": 0.25, "gold_copies": 3}})["r"]
+    texts = [eg.reference.text for eg in reader(spacy.blank("en"))]
+    gold = [t for t in texts if not t.startswith("s")]
+    assert len(gold) == 9 and gold[:3] == gold[3:6] == gold[6:]  # the three gold sentences, three times
+    assert len(texts) - len(gold) == 4  # the silver share is not repeated
+
+
 def test_mixed_corpus_errors_are_clear(corpus: Path, tmp_path: Path):
     def resolve(**settings):
         return registry.resolve({"r": {"@readers": "spacy-lal.MixedCorpus.v1", "gold": str(corpus), **settings}})["r"]
 
     with pytest.raises(ValueError, match="silver_fraction"):
         resolve(silver=str(corpus), silver_fraction=1.5)
+    with pytest.raises(ValueError, match="gold_copies"):
+        resolve(gold_copies=0)
     with pytest.raises(ValueError, match="no silver corpus at"):
         resolve(silver=str(tmp_path / "missing"))
     assert len(list(resolve()(spacy.blank("en")))) == 3  # no silver: the gold corpus alone

@@ -88,3 +88,15 @@ def test_demo_workflow(tmp_path):
     assert (project / "training" / "demo" / "model-last" / "lal_parser").is_dir()
     assert "tree:" in out and "dependencies:" in out and "roles:" in out
     assert "<- ROOT" in out
+
+
+def test_project_paths_are_one_path_each():
+    """weasel joins a list item that ends in a variable with a following one that starts with one
+    ("${vars.vectors}", "${vars.corpus}/train.spacy" -> "assets/..., corpus/..."), and the command
+    then stops on a missing dependency: every dep and output must be a single path."""
+    from weasel.util import load_project_config
+
+    config = load_project_config(ROOT)
+    joined = [(command["name"], path) for command in config["commands"]
+              for path in command.get("deps", []) + command.get("outputs", []) if ", " in path]
+    assert not joined
