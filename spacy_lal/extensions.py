@@ -405,6 +405,31 @@ def _tree_before(doc: Doc, i: int, inclusive: bool = False) -> Optional[Tuple[in
     return None
 
 
+def sentence_docs(doc: Doc) -> List[Doc]:
+    """Each sentence of ``doc`` as a Doc of its own, with the extension values of its own tokens
+    (and the Doc's own ones). ``Span.as_doc(copy_user_data=True)`` copies every value of the
+    whole Doc into each sentence, which costs time and memory quadratic in the Doc's length: a
+    silver document of 800 words cut into 40 sentences made 14 million copies."""
+    data = doc.user_data
+    by_offset: Dict[int, List[Tuple[Any, Any]]] = {}
+    doc_level = {}
+    for key, value in data.items():
+        if isinstance(key, tuple) and len(key) == 4 and key[0] == "._." and isinstance(key[2], int):
+            by_offset.setdefault(key[2], []).append((key, value))
+        else:
+            doc_level[key] = value
+    sentences = []
+    for sent in doc.sents:
+        sentence = sent.as_doc(copy_user_data=False)
+        sentence.user_data.update(doc_level)
+        shift = sent.start_char
+        for token in sent:
+            for (kind, name, start, end), value in by_offset.get(token.idx, ()):
+                sentence.user_data[(kind, name, start - shift, None if end is None else end - shift)] = value
+        sentences.append(sentence)
+    return sentences
+
+
 def _token_keys(doc: Doc, attr: str) -> List[Tuple[str, str, int, None]]:
     """The ``doc.user_data`` keys of the token extension ``attr``. spaCy keeps the value of a
     token's extension under ``("._.", attr, token.idx, None)`` (the format that ``DocBin`` and

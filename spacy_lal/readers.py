@@ -3,7 +3,8 @@
 
 spaCy's ``Corpus`` cuts Docs into sentences with ``Span.as_doc()``, which drops
 ``Doc.user_data`` and with it the gold trees and SRL frames that ``spacy_lal`` stores there.
-This reader is the same reader with ``as_doc(copy_user_data=True)``; use it wherever a corpus
+This reader is the same reader with each sentence keeping its own tokens' values
+(``extensions.sentence_docs``); use it wherever a corpus
 made by ``python -m spacy_lal convert`` is read with ``gold_preproc = true`` or ``max_length``.
 
 It also keeps the Docs it read (``cache = true``, the default). spaCy's reader reads the corpus
@@ -22,6 +23,8 @@ from spacy.tokens import Doc
 from spacy.training import Corpus, Example
 from spacy.util import registry
 from spacy.vocab import Vocab
+
+from .extensions import sentence_docs
 
 
 class TreebankCorpus(Corpus):
@@ -48,14 +51,14 @@ class TreebankCorpus(Corpus):
             if self.max_length == 0 or len(reference) < self.max_length:
                 yield self._make_example(nlp, reference, False)
             elif reference.has_annotation("SENT_START"):
-                for sent in reference.sents:
-                    if 0 < len(sent) < self.max_length:
-                        yield self._make_example(nlp, sent.as_doc(copy_user_data=True), False)
+                for sentence in sentence_docs(reference):
+                    if 0 < len(sentence) < self.max_length:
+                        yield self._make_example(nlp, sentence, False)
 
     def make_examples_gold_preproc(self, nlp: Language, reference_docs: Iterable[Doc]) -> Iterator[Example]:
         for reference in reference_docs:
             if reference.has_annotation("SENT_START") and len(list(reference.sents)) > 1:
-                sentences = [sent.as_doc(copy_user_data=True) for sent in reference.sents]
+                sentences = sentence_docs(reference)
             else:
                 sentences = [reference]
             for sentence in sentences:
@@ -101,15 +104,24 @@ class MixedCorpus:
         self.silver = silver
         self.silver_fraction = silver_fraction
         self.gold_copies = gold_copies
+        self._silver_examples: Optional[Tuple[Language, List[Example]]] = None
 
     def __call__(self, nlp: Language) -> Iterator[Example]:
         for _ in range(self.gold_copies):
             yield from self.gold(nlp)
+        yield from self.silver_examples(nlp)
+
+    def silver_examples(self, nlp: Language) -> List[Example]:
+        """The silver share's Examples, made once: spaCy's initialization reads the training
+        corpus once per component and the training loop once more, and cutting 2.7 million
+        words into sentence Examples takes minutes."""
         if self.silver is None or self.silver_fraction == 0:
-            return
-        docs = list(self.silver.read_docbin(nlp.vocab, self.silver_files()))
-        keep = docs[: round(len(docs) * self.silver_fraction)]
-        yield from self.silver.make_examples_gold_preproc(nlp, keep)
+            return []
+        if self._silver_examples is None or self._silver_examples[0] is not nlp:
+            docs = list(self.silver.read_docbin(nlp.vocab, self.silver_files()))
+            keep = docs[: round(len(docs) * self.silver_fraction)]
+            self._silver_examples = (nlp, list(self.silver.make_examples_gold_preproc(nlp, keep)))
+        return self._silver_examples[1]
 
     def silver_files(self) -> List[Path]:
         from spacy.training.corpus import walk_corpus

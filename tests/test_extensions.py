@@ -18,6 +18,7 @@ from spacy_lal.extensions import (
     NotAConstituentError,
     clear_trees,
     register_extensions,
+    sentence_docs,
     set_frames,
     set_tree,
     set_trees,
@@ -431,3 +432,17 @@ def test_import_does_not_load_heavy_modules():
     code = "import sys, spacy_lal; print(sorted(m for m in sys.modules if m.startswith('spacy_lal')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['spacy_lal', 'spacy_lal.extensions', 'spacy_lal.srl', 'spacy_lal.tree']"
+
+
+def test_sentence_docs_keep_their_own_values_only(nlp):
+    doc = make_doc(nlp.vocab, SENT1, SENT2, SENT1)
+    set_frames(doc, [FrameData(1, "see.01", [(0, 1, "ARG0"), (2, 6, "ARG1")])])
+    doc.user_data["note"] = "kept"  # a Doc-level value goes to every sentence
+    first, second, third = sentence_docs(doc)
+    assert [[t.text for t in d] for d in (first, second, third)] == [[t.text for t in s] for s in doc.sents]
+    assert first._.tree.to_string() == third._.tree.to_string() == Tree.from_string(SENT1).to_string()
+    assert second._.tree.to_string() == Tree.from_string(SENT2).to_string()
+    assert [(f.predicate.text, f.sense) for f in first._.srl] == [("saw", "see.01")] and not third._.srl
+    assert all(d.user_data["note"] == "kept" for d in (first, second, third))
+    # only the sentence's own tokens' values: one tree each, and the frame in the first alone
+    assert [sum(1 for key in d.user_data if key[1:2] == ("lal_tree",)) for d in (first, second, third)] == [1, 1, 1]
