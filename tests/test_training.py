@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy
 import pytest
 import spacy
-from spacy.tokens import DocBin
+from spacy.tokens import Doc, DocBin
 
 import spacy_lal  # noqa: F401  (entry points, extensions)
 from spacy_lal.__main__ import main as cli
@@ -22,6 +22,7 @@ from spacy_lal.training import (
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 import learning_curves  # noqa: E402
+import silver_curve  # noqa: E402
 
 
 def test_budget_ends_training_after_its_minutes():
@@ -218,3 +219,20 @@ def test_learning_curves_svg(tmp_path):
     runs["ours"].write_text('{"seconds": 1, "scores": {}}\nnot json\n')
     with pytest.raises(ValueError, match=r"ours.jsonl:2"):
         learning_curves.read_curve(runs["ours"], "dep_las")
+
+
+def test_silver_curve_svg_and_held_out_sentences(tmp_path):
+    results = {share: {"dev": {"dep_las": 85 + share, "tree_f": 84 + share},
+                       "heldout": {"dep_las": 80 + 3 * share, "tree_f": 79 + 2 * share}}
+               for share in (0, 0.25, 0.5, 1)}
+    svg = silver_curve.draw(results, minutes=85)
+    # two panels (LAS, tree F1), each a line per evaluation set through its four points
+    assert svg.count("<polyline") == 4 and svg.count("<circle") == 16 and "85 minutes each" in svg
+    assert "teacher as reference" in svg
+    # held-out Docs of several sentences are scored sentence by sentence, the first N of them
+    nlp = spacy.blank("en")
+    doc = Doc(nlp.vocab, words=["Go", ".", "Stop", ".", "Run", "."], sent_starts=[1, 0, 1, 0, 1, 0])
+    DocBin(docs=[doc]).to_disk(tmp_path / "shard-00000.spacy")
+    assert [d.text.strip() for d in silver_curve.sentences(tmp_path, nlp.vocab, 2)] == ["Go .", "Stop ."]
+    with pytest.raises(SystemExit):
+        silver_curve.main([str(tmp_path / "out"), "--minutes", "1", "--run", "0.5=nowhere"])
