@@ -7,7 +7,10 @@
         --ours training/lal_parser_fast/model-best      # two of ours in the same rounds
 
 Timed, in alternating rounds so that machine noise hits all alike (the median round counts):
-- ``lal_parser``: our pipeline without lal_srl and the lemmatizer (tok2vec, tagger, lal_parser);
+- ``lal_parser``: our parser pipeline (tok2vec, tagger, morphologizer, lal_parser: issue #36's
+  speed bar), the Docs one sentence each, as spaCy's parser pipeline gets them;
+- ``lal_parser +senter``: the same after the sentence splitter, what raw text costs (the Docs
+  carry no boundaries, so the splitter runs on each), in int8 with ``--quantize``;
 - ``lal all``: our whole pipeline (with lal_srl, predicates predicted, and its lemmatizer);
 - ``lal_parser BLIS`` (``--blis``): the same with its tok2vec's products on BLIS, as before
   ``pipeline/layers/gemm.py``;
@@ -60,15 +63,20 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(args.threads)
 
-    parser_only = ["lal_srl", "trainable_lemmatizer", "lemmatizer"]
+    with_senter = ["lal_srl", "trainable_lemmatizer", "lemmatizer"]
+    parser_only = with_senter + ["senter", "lal_sentence_breaks"]
     pipelines = {}
     for ours in args.ours or [spacy_lal.pipeline_path()]:
         suffix = pipeline_suffix(ours, len(args.ours or []) > 1)
-        pipelines[f"lal_parser{suffix}"] = spacy.load(ours, exclude=parser_only)
+        # float and int8 each set explicitly: the shipped pipelines predict in int8 by default
+        pipelines[f"lal_parser{suffix}"] = spacy_lal.quantize(spacy.load(ours, exclude=parser_only), False)
         if args.quantize:
             pipelines[f"lal_parser int8{suffix}"] = spacy_lal.quantize(spacy.load(ours, exclude=parser_only))
+        senter = spacy.load(ours, exclude=with_senter)
+        if "senter" in senter.pipe_names:
+            pipelines[f"lal_parser +senter{suffix}"] = spacy_lal.quantize(senter, args.quantize)
         if args.blis:
-            pipelines[f"lal_parser BLIS{suffix}"] = on_blis(spacy.load(ours, exclude=parser_only))
+            pipelines[f"lal_parser BLIS{suffix}"] = on_blis(spacy_lal.quantize(spacy.load(ours, exclude=parser_only), False))
         for int8 in [] if args.no_srl else [False, True] if args.quantize else [False]:
             whole = pipelines[f"lal all{' int8' if int8 else ''}{suffix}"] = spacy_lal.quantize(spacy.load(ours), int8)
             if "lal_srl" in whole.pipe_names:
