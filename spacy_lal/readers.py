@@ -15,6 +15,7 @@ from disk and 0.3 s from memory, about 3% of the shipped parser's 85-minute trai
 passes and 48 evaluations). The reference Docs are never modified by training, so they are
 read once per vocab; set ``cache = false`` for a corpus too large to hold in memory.
 """
+import random
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -90,10 +91,13 @@ class MixedCorpus:
     """Gold Examples, then a share of silver ones (parses of unlabeled text by a stronger
     pipeline, ``parse-corpus --format spacy``): the reader of a distilled student's training.
 
-    The silver share is the first ``silver_fraction`` of the silver Docs in the corpus's own
-    order (shards sorted by name, as ``parse-corpus`` numbers them), so a quarter is part of half
-    and half part of all: the runs of a learning curve over the silver amount differ in that
-    alone. spaCy's training loop shuffles the Examples of each epoch, so gold and silver mix.
+    The silver share is ``silver_fraction`` of the silver words: whole Docs, taken in one fixed
+    shuffled order of the corpus (shards sorted by name, as ``parse-corpus`` numbers them, then
+    shuffled with seed 0) until the share's words are reached. So a quarter is part of a half
+    and a half part of all (the runs of a learning curve over the silver amount differ in that
+    alone), and every share mixes the sources as the whole does: in the corpus's own order the
+    first quarter of its Docs held the 2,000 movie reviews, two thirds of its words. spaCy's
+    training loop shuffles the Examples of each epoch, so gold and silver mix.
     ``gold_copies`` gives the gold Examples that many times per epoch: 2.7 million silver words
     beside EWT's 0.2 million would otherwise leave gold a fourteenth of what the student sees.
     """
@@ -119,7 +123,7 @@ class MixedCorpus:
             return []
         if self._silver_examples is None or self._silver_examples[0] is not nlp:
             docs = list(self.silver.read_docbin(nlp.vocab, self.silver_files()))
-            keep = docs[: round(len(docs) * self.silver_fraction)]
+            keep = silver_share(docs, self.silver_fraction)
             self._silver_examples = (nlp, list(self.silver.make_examples_gold_preproc(nlp, keep)))
         return self._silver_examples[1]
 
@@ -127,6 +131,22 @@ class MixedCorpus:
         from spacy.training.corpus import walk_corpus
 
         return sorted(walk_corpus(self.silver.path, ".spacy"))
+
+
+def silver_share(docs: List[Doc], fraction: float, seed: int = 0) -> List[Doc]:
+    """``fraction`` of the words of ``docs`` in whole Docs, in a fixed shuffled order (see
+    :class:`MixedCorpus`): the smallest prefix of that order with at least that many words."""
+    order = list(range(len(docs)))
+    random.Random(seed).shuffle(order)
+    target = fraction * sum(len(doc) for doc in docs)
+    keep: List[Doc] = []
+    words = 0
+    for i in order:
+        if words >= target:
+            break
+        keep.append(docs[i])
+        words += len(docs[i])
+    return keep
 
 
 @registry.readers("spacy-lal.MixedCorpus.v1")

@@ -9,6 +9,7 @@ from spacy.util import registry
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.extensions import set_tree, stored_trees
+from spacy_lal.readers import silver_share
 
 
 @pytest.fixture
@@ -71,21 +72,40 @@ def _silver_shards(folder: Path) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("fraction, n_silver_docs", [(0.0, 0), (0.25, 2), (0.5, 4), (1.0, 8)])
-def test_mixed_corpus_takes_a_prefix_of_the_silver_docs(corpus: Path, tmp_path: Path, fraction, n_silver_docs):
-    silver = _silver_shards(tmp_path / "silver")
+def _silver_docs_read(corpus: Path, silver: Path, fraction: float):
     reader = registry.resolve({"r": {"@readers": "spacy-lal.MixedCorpus.v1", "gold": str(corpus),
                                      "silver": str(silver), "silver_fraction": fraction}})["r"]
-    nlp = spacy.blank("en")
-    examples = list(reader(nlp))
+    return list(reader(spacy.blank("en")))
+
+
+@pytest.mark.parametrize("fraction, n_silver_docs", [(0.0, 0), (0.25, 2), (0.5, 4), (1.0, 8)])
+def test_mixed_corpus_takes_a_share_of_the_silver_docs(corpus: Path, tmp_path: Path, fraction, n_silver_docs):
+    silver = _silver_shards(tmp_path / "silver")
+    examples = _silver_docs_read(corpus, silver, fraction)
     gold = [eg for eg in examples if not eg.reference[0].text.startswith("s")]
     silver_words = [eg.reference[0].text for eg in examples if eg.reference[0].text.startswith("s")]
     assert len(gold) == 3  # the gold corpus's three sentences
-    # each silver Doc gives its two sentences, in shard-name order: a smaller share is a prefix
-    assert silver_words == [f"s{k}" for k in sorted(range(8), key=lambda k: (k < 4, k)) for _ in range(2)][: 2 * n_silver_docs]
+    # whole Docs (each gives its two sentences), in one fixed order: a smaller share is a prefix
+    everything = [eg.reference[0].text for eg in _silver_docs_read(corpus, silver, 1.0)][3:]
+    assert silver_words == everything[: 2 * n_silver_docs]
+    assert sorted(set(everything)) == [f"s{k}" for k in range(8)]
     # the silver trees come along (the first sentence of each silver Doc has one, the second none)
     with_trees = [eg.reference[1].text for eg in examples if list(stored_trees(eg.reference))]
     assert with_trees.count("ran") == n_silver_docs and "sat" not in with_trees
+
+
+def test_silver_share_counts_words_and_mixes_the_sources():
+    nlp = spacy.blank("en")
+    # a corpus whose first Docs are long (as the movie reviews lead the silver texts)
+    docs = [Doc(nlp.vocab, words=["long"] * 50) for _ in range(4)] + [Doc(nlp.vocab, words=["short"] * 5) for _ in range(40)]
+    total = sum(map(len, docs))
+    for fraction in (0.25, 0.5):
+        share = silver_share(docs, fraction)
+        words = sum(map(len, share))
+        assert fraction * total <= words < fraction * total + 50  # whole Docs, just past the share
+        assert {doc[0].text for doc in share} == {"long", "short"}
+    assert silver_share(docs, 0.25) == silver_share(docs, 0.5)[: len(silver_share(docs, 0.25))]
+    assert silver_share(docs, 0.0) == [] and len(silver_share(docs, 1.0)) == len(docs)
 
 
 def test_mixed_corpus_repeats_the_gold(corpus: Path, tmp_path: Path):
