@@ -85,7 +85,10 @@ def main(argv=None) -> int:
 
         upgrade(args.output)
 
-    import spacy_lal  # noqa: F401
+    from spacy.util import dot_to_dict
+    from thinc.api import Config
+
+    from spacy_lal.quantization import int8_settings
 
     # BIO Viterbi beats the paper's argmax and, with this labeller and parser, arguments restricted
     # to the parser's constituents (docs/constrained-decoding.md), so the shipped labeller
@@ -108,15 +111,12 @@ def main(argv=None) -> int:
             override = {"cache_words": PARSE_CACHE_WORDS}
             for key in reversed(path):
                 override = {key: override}
-            settings.setdefault(name, {}).update(override)  # before the int8 switch below, which merges
+            settings.setdefault(name, {}).update(override)
             featured.append(name)
-    # int8 prediction (issue #36: 1.2-1.5x the parser pipeline's speed for -0.02 LAS), the config's
-    # two switches of what spacy_lal.quantize() turns on; spacy_lal.quantize(nlp, False) or these
-    # two settings at spacy.load turn it off (docs/speed.md, "int8 prediction").
-    settings["lal_parser"]["quantize"] = args.int8
-    if config["components"]["tok2vec"]["model"].get("@architectures") == "spacy-lal.SentenceTok2Vec.v1":
-        settings.setdefault("tok2vec", {}).setdefault("model", {})["int8"] = args.int8
-    nlp = spacy.load(args.output, config={"components": settings})
+    # int8 prediction (issue #36: the parser pipeline 1.2-1.5x as fast for -0.02 LAS): the settings
+    # that spacy_lal.quantize() switches, saved on; quantize(nlp, False) turns them off.
+    overrides = Config({"components": settings}).merge(dot_to_dict(dict(int8_settings(config, args.int8))))
+    nlp = spacy.load(args.output, config=overrides)
     meta = nlp.meta
     description = (
         "spacy-lal's English pipeline: label-attention constituency + dependency parser and "

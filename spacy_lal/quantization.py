@@ -9,12 +9,17 @@ quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 pre
 Both are CPU kernels (torch's dynamic quantization has no CUDA backend): a pipeline loaded on a
 GPU (``spacy.require_gpu()`` before ``spacy.load``) is left in float32, with a warning.
 """
+from typing import Any, Dict, List, Tuple
+
 from spacy.language import Language
 
 from .logs import logger
 from .pipeline.layers.gemm import set_int8
 
-__all__ = ["quantize", "runs_on_gpu"]
+__all__ = ["quantize", "runs_on_gpu", "int8_settings"]
+
+INT8_TOK2VEC = "spacy-lal.SentenceTok2Vec.v1"  # the tok2vec architecture with an ``int8`` setting
+INT8_COMPONENTS = ("lal_parser", "lal_dependency_parser")  # factories with a ``quantize`` setting
 
 
 def quantize(nlp: Language, enabled: bool = True) -> Language:
@@ -45,3 +50,24 @@ def runs_on_gpu(nlp: Language) -> bool:
         for _, component in nlp.components
         for layer in (component.model.walk() if hasattr(getattr(component, "model", None), "walk") else ())
     )
+
+
+def int8_settings(config: Dict[str, Any], enabled: bool = True) -> List[Tuple[str, bool]]:
+    """The config settings that make a saved pipeline predict as ``quantize(nlp, enabled)``
+    leaves it, as ``(dotted path, value)`` pairs: every ``spacy-lal.SentenceTok2Vec.v1``'s
+    ``int8`` and the parsers' ``quantize``. The shipped pipelines are saved with them on;
+    ``spacy.load(..., config={path: False ...})`` or ``quantize(nlp, False)`` turns them off."""
+    settings = []
+
+    def walk(block: Dict[str, Any], path: str) -> None:
+        if block.get("@architectures") == INT8_TOK2VEC:
+            settings.append((f"{path}.int8", enabled))
+        for key, value in block.items():
+            if isinstance(value, dict):
+                walk(value, f"{path}.{key}")
+
+    for name, block in config.get("components", {}).items():
+        if block.get("factory") in INT8_COMPONENTS:
+            settings.append((f"components.{name}.quantize", enabled))
+        walk(block, f"components.{name}")
+    return settings

@@ -254,3 +254,20 @@ def test_layer_norm_at_prediction_is_torchs_and_training_thincs():
         results.append((Y, backprop(dY), model.layers[1].get_grad("G").copy()))
     for expected, got in zip(*results):
         numpy.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_int8_settings_name_every_switch_that_quantize_turns():
+    from spacy_lal.quantization import int8_settings
+
+    sentence_tok2vec = {"@architectures": "spacy-lal.SentenceTok2Vec.v1", "embed": {}, "encode": {}}
+    config = {"components": {
+        "tok2vec": {"factory": "tok2vec", "model": dict(sentence_tok2vec)},
+        "tagger": {"factory": "tagger", "model": {"@architectures": "spacy-lal.Tagger.v1",
+                                                  "tok2vec": {"@architectures": "spacy.Tok2VecListener.v1"}}},
+        "lal_parser": {"factory": "lal_parser", "quantize": False, "model": {}},
+        "lal_srl": {"factory": "lal_srl", "model": {"tok2vec": dict(sentence_tok2vec)}},
+        "senter": {"factory": "lal_senter", "model": {"tok2vec": {"@architectures": "spacy.Tok2Vec.v2"}}},
+    }}
+    assert int8_settings(config) == [("components.tok2vec.model.int8", True), ("components.lal_parser.quantize", True),
+                                     ("components.lal_srl.model.tok2vec.int8", True)]
+    assert {value for _, value in int8_settings(config, False)} == {False}
