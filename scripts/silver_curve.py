@@ -59,7 +59,9 @@ def score(pipeline: Path, args: argparse.Namespace) -> Dict[str, Dict[str, float
 
     from spacy_lal.evaluation import evaluate_pipeline
 
-    nlp = spacy.load(pipeline)
+    from spacy_lal import quantize
+
+    nlp = quantize(spacy.load(pipeline), False)  # every run scored in float, as it was trained
     result = {}
     for name, path, limit in (("dev", args.dev, 0), ("heldout", args.heldout, args.heldout_sentences)):
         if path is None:
