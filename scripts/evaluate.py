@@ -43,8 +43,11 @@ def main(argv=None) -> int:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--output", type=Path)
     parser.add_argument("--decoder", choices=["eisner", "mst", "joint"], help="lal_parser's dependency decoder")
-    parser.add_argument("--quantize", action="store_true",
-                        help="int8 prediction (spacy_lal.quantize: the tok2vecs' products, lal_parser's Linear layers)")
+    precision = parser.add_mutually_exclusive_group()
+    precision.add_argument("--quantize", action="store_true",
+                           help="int8 prediction (spacy_lal.quantize: the tok2vecs' products, lal_parser's Linear layers)")
+    precision.add_argument("--float", action="store_true",
+                           help="float32 prediction (the shipped pipelines predict in int8 by default)")
     parser.add_argument("--srl-predicates", choices=["gold", "predicted"], default="gold", help="lal_srl's predicates")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "unique_roles", "tree"], help="lal_srl's decoder")
     parser.add_argument("--srl-gold-trees", action="store_true", help="SRL over the gold trees (lal_parser left out)")
@@ -65,8 +68,8 @@ def main(argv=None) -> int:
     nlp = spacy.load(args.pipeline)
     if args.decoder:
         nlp.get_pipe("lal_parser").set_decoder(args.decoder)
-    if args.quantize:
-        spacy_lal.quantize(nlp)
+    if args.quantize or args.float:
+        spacy_lal.quantize(nlp, args.quantize)
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").cfg["decoder"] = args.srl_decoder
     if args.raw:
