@@ -2,7 +2,9 @@
 model predicts, and how its arguments become the BIO tags of one unit (Tan et al. 2018, sec. 3:
 the labeller tags each word of a sentence with B-/I-/O roles per predicate) and back.
 """
-from typing import Iterator, List, Optional, Sequence, Tuple
+import math
+from collections import Counter, defaultdict
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Token
 
@@ -16,6 +18,29 @@ def split_roleset(roleset: Optional[str]) -> Tuple[Optional[str], Optional[str]]
         return None, None
     lemma, _, suffix = roleset.rpartition(".")
     return (lemma, suffix) if lemma and suffix else (None, None)
+
+
+def count_senses(rolesets: Iterable[Optional[str]]) -> Dict[str, Dict[str, int]]:
+    """How often each lemma's rolesets occur: {"borrow": {"01": 12}, ...}, the sense prior's
+    table (the labeller's ``sense_counts``); senses without a suffix are left out."""
+    counts: Dict[str, Counter] = defaultdict(Counter)
+    for roleset in rolesets:
+        lemma, suffix = split_roleset(roleset)
+        if suffix is not None:
+            counts[lemma][suffix] += 1
+    return {lemma: dict(sorted(c.items())) for lemma, c in sorted(counts.items())}
+
+
+# Add-alpha smoothing of the sense prior: a roleset the lemma never took in training keeps a
+# chance, and a lemma never seen gives each of its rolesets the same prior (the head decides).
+SENSE_PRIOR_SMOOTHING = 0.1
+
+
+def sense_score(logit: float, count: int, weight: float) -> float:
+    """A roleset's score among its lemma's rolesets: the sense head's logit plus ``weight`` times
+    the log of its smoothed training count. Within one lemma this ranks the rolesets as the head's
+    log-softmax plus ``weight`` log p(roleset | lemma) would (the normalisers are shared)."""
+    return float(logit) + weight * math.log(count + SENSE_PRIOR_SMOOTHING)
 
 
 def roleset_key(token: Token) -> str:

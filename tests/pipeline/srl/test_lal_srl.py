@@ -1,6 +1,7 @@
 """lal_srl end to end: overfit, predicates, decoders, serialization, awkward input, export."""
 import logging
 import pickle
+from collections import Counter
 
 import pytest
 import spacy
@@ -9,6 +10,7 @@ from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.extensions import set_frames
+from spacy_lal.pipeline.srl.frames import count_senses, sense_score
 from spacy_lal.pipeline.srl.predicates import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.units import Unit, piece_bounds
 from spacy_lal.srl import FrameData
@@ -132,13 +134,17 @@ def test_gold_mode_respects_docs_marked_as_having_no_predicates(trained):
 
 
 def test_label_data_and_senses(trained):
-    nlp, _ = trained
+    nlp, examples = trained
     data = nlp.get_pipe("lal_srl").label_data
     assert {"B-C-ARG1", "I-C-ARG1", "B-R-ARG0", "B-V", "I-V", "B-C-V"} <= set(data["labels"])
     assert data["labels"][0] == "O"
     assert data["senses"] == ["01", "06", "11"]
     # Without a lemmatizer the lemma part comes from the form, mapped by the learned table.
     assert data["sense_lemmas"]["decision"] == "decide" and data["sense_lemmas"]["picked"] == "pick_up"
+    # The sense prior's table: each lemma's gold rolesets, counted.
+    gold = Counter(f.sense for eg in examples for f in eg.reference._.srl if f.sense)
+    assert sum(n for table in data["sense_counts"].values() for n in table.values()) == sum(gold.values())
+    assert all(data["sense_counts"][r.rpartition(".")[0]][r.rpartition(".")[2]] == n for r, n in gold.items())
 
 
 def test_round_trips_give_identical_frames(trained, tmp_path, tiny_srl):
@@ -472,3 +478,76 @@ def test_a_lemma_propbank_lacks_gets_no_sense_and_unconstrained_roles(trained, c
     assert on.sense is None and on.roleset_name is None and off.sense.startswith("florp.")
     assert on.data.arguments == off.data.arguments and on.arguments
     assert caplog.text.count("no PropBank roleset") == 1
+
+
+def test_count_senses_and_sense_score():
+    assert count_senses(["go.01", "go.06", "go.01", None, "LV", "pick_up.06"]) == {
+        "go": {"01": 2, "06": 1}, "pick_up": {"06": 1}}
+    # The prior only adds: no weight, the logit; a count never seen keeps a finite score.
+    assert sense_score(1.5, 7, 0.0) == 1.5
+    assert sense_score(0.0, 9, 1.0) > sense_score(0.0, 1, 1.0) > sense_score(0.0, 0, 1.0) > float("-inf")
+
+
+def test_the_sense_prior_weighs_the_lemmas_roleset_counts(trained, tmp_path):
+    """go.01 and go.06 are both sense classes of the tiny model: which one wins follows the head
+    without the prior (or without counts for the lemma) and the counts with a strong prior."""
+    nlp, _ = trained
+    srl = nlp.get_pipe("lal_srl")
+    doc = predicate_doc(nlp, "They went home early .".split(), ["they", "go", "home", "early", "."], 1)
+
+    def sense(weight, counts):
+        saved = srl.cfg["sense_prior"], srl.cfg["sense_counts"]
+        srl.cfg["sense_prior"], srl.cfg["sense_counts"] = weight, counts
+        try:
+            (frame,), = with_frames(nlp, "propbank", [doc])
+            return frame.sense
+        finally:
+            srl.cfg["sense_prior"], srl.cfg["sense_counts"] = saved
+
+    head = sense(0.0, {})
+    assert head in ("go.01", "go.06", "go.11")
+    other = "06" if head != "go.06" else "01"
+    skewed = {"go": {other: 10_000}}
+    assert sense(0.0, skewed) == head                   # weight 0: the head alone
+    assert sense(0.5, {"walk": {other: 10_000}}) == head  # counts of other lemmas change nothing
+    assert sense(5.0, skewed) == f"go.{other}"
+    assert srl.cfg["sense_prior"] == 0.5  # the factory's default
+    nlp.to_disk(tmp_path / "p")
+    off = spacy.load(tmp_path / "p", config={"components": {"lal_srl": {"sense_prior": 0}}})
+    assert off.get_pipe("lal_srl").cfg["sense_prior"] == 0
+    assert off.get_pipe("lal_srl").cfg["sense_counts"] == srl.cfg["sense_counts"]
+
+
+@pytest.mark.parametrize("weight", [-1, "high", True, float("nan")])
+def test_sense_prior_must_be_a_weight(tiny_srl, weight):
+    with pytest.raises(ValueError, match="sense_prior"):  # ours, or spaCy's config check
+        spacy.blank("en").add_pipe("lal_srl", config={"model": tiny_srl, "sense_prior": weight})
+
+
+def test_add_sense_counts_script(trained, tmp_path):
+    import sys
+    from pathlib import Path
+
+    import srsly
+    from spacy.tokens import DocBin
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+    import add_sense_counts
+
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "p")
+    cfg = srsly.read_json(tmp_path / "p" / "lal_srl" / "cfg")
+    cfg.pop("sense_counts")  # a pipeline saved before the table existed
+    srsly.write_json(tmp_path / "p" / "lal_srl" / "cfg", cfg)
+    model = (tmp_path / "p" / "lal_srl" / "model").read_bytes()
+    DocBin(docs=[eg.reference for eg in examples], store_user_data=True).to_disk(tmp_path / "train.spacy")
+    assert add_sense_counts.add_sense_counts(tmp_path / "p", tmp_path / "train.spacy") == len(
+        nlp.get_pipe("lal_srl").cfg["sense_counts"])
+    assert (tmp_path / "p" / "lal_srl" / "model").read_bytes() == model
+    loaded = spacy.load(tmp_path / "p")
+    assert loaded.get_pipe("lal_srl").cfg["sense_counts"] == nlp.get_pipe("lal_srl").cfg["sense_counts"]
+    DocBin(docs=[spacy.blank("en")("No frames here .")]).to_disk(tmp_path / "empty.spacy")
+    with pytest.raises(ValueError, match="no frames with senses"):
+        add_sense_counts.add_sense_counts(tmp_path / "p", tmp_path / "empty.spacy")
+    with pytest.raises(ValueError, match="does not exist"):
+        add_sense_counts.add_sense_counts(tmp_path / "p", tmp_path / "train.spacy", component="tagger")
