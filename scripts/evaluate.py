@@ -6,6 +6,7 @@
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --gold-np-constraints require
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --srl-decoder tree --srl-gold-trees
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --raw assets/UD_English-EWT/en_ewt-ud-test.conllu
+    python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/dev.spacy --sense-prior 0
 
 ``--raw GOLD.conllu``: raw text in, as the CoNLL 2018 shared task measures a pipeline
 (``spacy_lal.evaluation.evaluate_raw_text``): each document of the gold file is given to the
@@ -50,6 +51,8 @@ def main(argv=None) -> int:
                            help="float32 prediction (the shipped pipelines predict in int8 by default)")
     parser.add_argument("--srl-predicates", choices=["gold", "predicted"], default="gold", help="lal_srl's predicates")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "unique_roles", "tree"], help="lal_srl's decoder")
+    parser.add_argument("--sense-prior", type=float, metavar="W",
+                        help="lal_srl's sense_prior: the weight of each lemma's roleset counts (0: the sense head alone)")
     parser.add_argument("--srl-gold-trees", action="store_true", help="SRL over the gold trees (lal_parser left out)")
     parser.add_argument("--gold-np-constraints", choices=["require", "no_cross"], help="gold NPs with a proper noun as lal_parser constraints")
     parser.add_argument("--disable", nargs="*", default=[], help="components to leave out (e.g. to time the parser alone)")
@@ -72,6 +75,10 @@ def main(argv=None) -> int:
         spacy_lal.quantize(nlp, args.quantize)
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").cfg["decoder"] = args.srl_decoder
+    if args.sense_prior is not None and "lal_srl" in nlp.pipe_names:
+        if not args.sense_prior >= 0:
+            parser.error(f"--sense-prior must be >= 0, got {args.sense_prior}")
+        nlp.get_pipe("lal_srl").cfg["sense_prior"] = args.sense_prior
     if args.raw:
         if "lal_srl" in nlp.pipe_names:
             nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"

@@ -551,3 +551,29 @@ def test_add_sense_counts_script(trained, tmp_path):
         add_sense_counts.add_sense_counts(tmp_path / "p", tmp_path / "empty.spacy")
     with pytest.raises(ValueError, match="does not exist"):
         add_sense_counts.add_sense_counts(tmp_path / "p", tmp_path / "train.spacy", component="tagger")
+
+
+def test_evaluate_script_sets_the_sense_prior(trained, tmp_path, monkeypatch):
+    import json
+    import sys
+    from pathlib import Path
+
+    from spacy.tokens import DocBin
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+    import evaluate
+
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "p")
+    DocBin(docs=[eg.reference for eg in examples], store_user_data=True).to_disk(tmp_path / "gold.spacy")
+    from spacy_lal import evaluation
+
+    seen = []
+    real_evaluate = evaluation.evaluate_pipeline
+    monkeypatch.setattr(evaluation, "evaluate_pipeline",
+                        lambda nlp, gold, **kw: seen.append(nlp.get_pipe("lal_srl").cfg["sense_prior"]) or real_evaluate(nlp, gold, **kw))
+    assert evaluate.main([str(tmp_path / "p"), str(tmp_path / "gold.spacy"), "--sense-prior", "2.5",
+                          "--output", str(tmp_path / "out.json")]) == 0
+    assert seen == [2.5] and json.loads((tmp_path / "out.json").read_text())["srl_sense_acc"] > 50
+    with pytest.raises(SystemExit):
+        evaluate.main([str(tmp_path / "p"), str(tmp_path / "gold.spacy"), "--sense-prior", "-1"])
