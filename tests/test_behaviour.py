@@ -28,6 +28,7 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 import spacy_lal
+from spacy_lal import propbank
 from spacy_lal.behaviour import BehaviourReport, CheckResult, check_problem, evaluate, read_sentences
 from spacy_lal.extensions import set_frames, set_tree
 from spacy_lal.srl import FrameData
@@ -150,6 +151,13 @@ def test_data_file_is_well_formed():
             if check["kind"] == "frame" and check["sense"] is not None:
                 lemma, _, suffix = check["sense"].rpartition(".")
                 assert lemma and suffix.isdigit(), (s.id, check)
+        # A role expected of a predicate whose roleset is named must be one that roleset defines:
+        # with frames = "propbank" no other can be predicted.
+        senses = {c["predicate"]: c["sense"] for c in s.checks if c["kind"] == "frame" and c["sense"]}
+        for check in s.checks:
+            if check["kind"] == "role" and check["predicate"] in senses:
+                roleset = propbank.roleset(senses[check["predicate"]])
+                assert roleset is not None and roleset.defines(check["label"]), (s.id, check)
     assert sum(len(s.checks) for s in sentences) >= 250
 
 
