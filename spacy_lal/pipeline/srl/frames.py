@@ -1,6 +1,7 @@
 """Rolesets and BIO tags: how a frame's sense splits into the lemma and the sense class the
-model predicts, and how its arguments become the BIO tags of one unit (Tan et al. 2018, sec. 3:
-the labeller tags each word of a sentence with B-/I-/O roles per predicate) and back.
+model predicts, how often each lemma took each roleset (the sense prior), and how its arguments
+become the BIO tags of one unit (Tan et al. 2018, sec. 3: the labeller tags each word of a
+sentence with B-/I-/O roles per predicate) and back.
 """
 import math
 from collections import Counter, defaultdict
