@@ -51,7 +51,7 @@ head's logit plus ``sense_prior`` times the log of its smoothed count (``frames.
 product of the head and the lemma's roleset distribution. The weight 0.5 was chosen on EWT dev
 (+0.4 to +0.5 sense accuracy for the CPU pipelines, +0.1 with MiniLM features; docs/results.md);
 a lemma never seen in training leaves the head alone; 0 turns the prior off, and a pipeline
-without counts (trained before them) decides as before.
+without counts (trained before them) decides as before (said once in the log).
 
 Awkward input: units are sentences as for ``lal_parser`` (``units.py``): whitespace tokens are
 not shown to the model (an argument may span them); a sentence longer than the model's
@@ -313,6 +313,12 @@ class SemanticRoleLabeler(UnitPipe):
         suffix_ids = {suffix: c for c, suffix in enumerate(self.senses)}
         prior_weight = self.cfg.get("sense_prior", 0.0)
         counts = self.cfg.get("sense_counts") or {}
+        if prior_weight and not counts:
+            log_once(
+                f"{self.name}: sense_prior is {prior_weight:g} but this labeller has no roleset counts "
+                "(it was trained before they existed), so its senses come from the sense head alone; "
+                "scripts/add_sense_counts.py PIPELINE --train CORPUS gives it the counts",
+            )
         # The roleset key of each label ("B-ARG2" -> "2"), None for labels always allowed.
         numbers = [None if label == "O" else propbank.numbered_role(label[2:]) for label in self.labels]
         masks: Dict[str, numpy.ndarray] = {}  # per roleset id, within this batch

@@ -488,7 +488,7 @@ def test_count_senses_and_sense_score():
     assert sense_score(0.0, 9, 1.0) > sense_score(0.0, 1, 1.0) > sense_score(0.0, 0, 1.0) > float("-inf")
 
 
-def test_the_sense_prior_weighs_the_lemmas_roleset_counts(trained, tmp_path):
+def test_the_sense_prior_weighs_the_lemmas_roleset_counts(trained, tmp_path, caplog):
     """go.01 and go.06 are both sense classes of the tiny model: which one wins follows the head
     without the prior (or without counts for the lemma) and the counts with a strong prior."""
     nlp, _ = trained
@@ -504,7 +504,13 @@ def test_the_sense_prior_weighs_the_lemmas_roleset_counts(trained, tmp_path):
         finally:
             srl.cfg["sense_prior"], srl.cfg["sense_counts"] = saved
 
-    head = sense(0.0, {})
+    from spacy_lal.logs import log_once
+
+    log_once.cache_clear()
+    with caplog.at_level(logging.INFO, logger="spacy_lal"):
+        head = sense(0.5, {})  # a labeller trained before the counts: the head alone, said once
+        assert sense(0.5, {}) == head and sense(0.0, {}) == head
+    assert caplog.text.count("has no roleset counts") == 1
     assert head in ("go.01", "go.06", "go.11")
     other = "06" if head != "go.06" else "01"
     skewed = {"go": {other: 10_000}}
