@@ -76,9 +76,12 @@ def main(argv=None) -> int:
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").cfg["decoder"] = args.srl_decoder
     if args.sense_prior is not None and "lal_srl" in nlp.pipe_names:
-        if not args.sense_prior >= 0:
-            parser.error(f"--sense-prior must be >= 0, got {args.sense_prior}")
-        nlp.get_pipe("lal_srl").cfg["sense_prior"] = args.sense_prior
+        from spacy_lal.pipeline.srl.component import check_sense_prior
+
+        try:
+            nlp.get_pipe("lal_srl").cfg["sense_prior"] = check_sense_prior("--sense-prior", args.sense_prior)
+        except ValueError as error:
+            parser.error(str(error))
     if args.raw:
         if "lal_srl" in nlp.pipe_names:
             nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"

@@ -186,11 +186,9 @@ class SemanticRoleLabeler(UnitPipe):
         _check_decoder(name, decoder)
         if frames not in FRAME_INVENTORIES:
             raise ValueError(f"{name}: frames must be one of {FRAME_INVENTORIES}, got {frames!r}")
-        if isinstance(sense_prior, bool) or not isinstance(sense_prior, (int, float)) or not sense_prior >= 0:
-            raise ValueError(f"{name}: sense_prior must be a number >= 0 (0 turns it off), got {sense_prior!r}")
         settings = {
             "frames": frames,
-            "sense_prior": float(sense_prior),
+            "sense_prior": check_sense_prior(name, sense_prior),
             "predicates": predicates,
             "decoder": decoder,
             "argument_spans": check_sources(name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)),
@@ -451,6 +449,13 @@ class SemanticRoleLabeler(UnitPipe):
             key = roleset_key(doc[predicate])
             roleset = f"{self.cfg['sense_lemmas'].get(key, key)}.{self.senses[sense]}"
         return FrameData(predicate, roleset, tuple(arguments))
+
+
+def check_sense_prior(name: str, weight: Any) -> float:
+    """``weight`` as the ``sense_prior`` setting, or a ValueError naming the component."""
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight >= 0:
+        raise ValueError(f"{name}: sense_prior must be a number >= 0 (0 turns it off), got {weight!r}")
+    return float(weight)
 
 
 def _ud_dep(token: Token) -> Optional[str]:
