@@ -329,3 +329,39 @@ def test_sentence_tok2vec_predicts_in_slices_with_the_same_vectors(monkeypatch):
     assert [a.shape for a in sliced] == [(n, 8) for n in lengths]
     for a, b in zip(sliced, whole):
         numpy.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+def test_sentence_tok2vec_reads_words_only_and_gives_whitespace_tokens_zeros():
+    """Line breaks and blank lines are whitespace tokens no training sentence has: the encoder
+    reads each sentence's words without them, so a hard-wrapped sentence gets its words the
+    vectors of the unwrapped one, whitespace rows are zeros, and the gradient of a whitespace row
+    reaches nothing."""
+    vocab = spacy.blank("en").vocab
+    words = ["Dogs", "bark", "at", "night", "."]
+    plain = Doc(vocab, words=words)
+    wrapped = Doc(vocab, words=["Dogs", "bark", "\n", "at", "night", ".", "\n\n"],
+                  spaces=[True, False, False, True, False, False, False])
+    spaces_only = Doc(vocab, words=["Hi", ".", "\n\n", "  ", "Bye", "."], spaces=[False] * 6,
+                      sent_starts=[True, False, True, False, True, False])
+    model = _bilstm_tok2vec("spacy-lal.SentenceTok2Vec.v1")
+    model.initialize(X=[plain])
+    expected = model.predict([plain])[0]
+    got = model.predict([wrapped])[0]
+    numpy.testing.assert_allclose(got[[0, 1, 3, 4, 5]], expected, rtol=1e-5, atol=1e-6)
+    assert not got[[2, 6]].any()
+    out = model.predict([spaces_only])[0]
+    assert out.shape == (6, 8) and not out[[2, 3]].any() and out[[0, 1, 4, 5]].any(axis=1).all()
+    # Backward: the words' gradients arrive as for the plain Doc; the whitespace rows' vanish.
+    (train_out,), backprop = model.begin_update([wrapped])
+    d_out = numpy.zeros_like(train_out)
+    d_out[2] = 1.0
+    backprop([d_out])
+    assert not any(numpy.any(g) for g in _grads(model))
+    (train_out,), backprop = model.begin_update([wrapped])
+    d_out[3] = 1.0  # a word's row: its gradient does reach the embeddings
+    backprop([d_out])
+    assert any(numpy.any(g) for g in _grads(model))
+
+
+def _grads(model: Model):
+    return [node.get_grad(name) for node in model.walk() for name in node.param_names if node.has_grad(name)]
