@@ -10,7 +10,9 @@
 
 ``--raw GOLD.conllu``: raw text in, as the CoNLL 2018 shared task measures a pipeline
 (``spacy_lal.evaluation.evaluate_raw_text``): each document of the gold file is given to the
-pipeline as text, and its own tokenizer and sentence splitter make the words and sentences;
+pipeline as text (``--raw-layout conll18``: the shared task's text, paragraphs and 80-character
+lines as UD's conllu_to_text.pl writes them; ``joined``: the sentences joined by a space, no
+paragraphs), and its own tokenizer and sentence splitter make the words and sentences;
 Tokens, Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS and LAS by the CoNLL 2018 scorer; roles
 end to end (predicted predicates) and EVALB on the sentences whose words match, against the
 corpus given (its sentences carry their sent_id). ``--system-conllu`` keeps the pipeline's
@@ -39,6 +41,8 @@ from pathlib import Path
 
 
 def main(argv=None) -> int:
+    from spacy_lal.corpora.documents import RAW_TEXT_LAYOUTS
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pipeline")
     parser.add_argument("corpus", type=Path)
@@ -59,6 +63,8 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, help="score the first N Docs only")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--raw", type=Path, metavar="GOLD.conllu", help="score raw text: the gold CoNLL-U file's documents")
+    parser.add_argument("--raw-layout", choices=RAW_TEXT_LAYOUTS, default="conll18",
+                        help="with --raw: the CoNLL 2018 shared task's text (paragraphs, wrapped lines) or the sentences joined by a space")
     parser.add_argument("--system-conllu", type=Path, help="with --raw: where to keep the pipeline's CoNLL-U")
     args = parser.parse_args(argv)
 
@@ -85,7 +91,8 @@ def main(argv=None) -> int:
     if args.raw:
         if "lal_srl" in nlp.pipe_names:
             nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"
-        result = evaluate_raw_text(nlp, args.raw, gold_corpus=args.corpus, system_conllu=args.system_conllu)
+        result = evaluate_raw_text(nlp, args.raw, gold_corpus=args.corpus, system_conllu=args.system_conllu,
+                                   layout=args.raw_layout)
         return _report(result, args.output)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     result = evaluate_pipeline(

@@ -6,7 +6,8 @@
     python scripts/tokenization_diff.py path/to/file.conllu --pipeline training/model-best --top 60
 
 The input is what the CoNLL 2018 shared task gives systems: the raw text of each document
-(``# newdoc id``), its sentences' ``# text`` joined by one space. The tokenizer's tokens are
+(``# newdoc id``) as UD's conllu_to_text.pl writes it (``--layout joined``: its sentences joined by
+one space; :func:`spacy_lal.corpora.read_raw_documents`). The tokenizer's tokens are
 compared with the gold ones by character span, exactly as the CoNLL 2018 scorer does (a token
 counts when its start and end are those of a gold token; whitespace tokens are not tokens):
 
@@ -48,70 +49,26 @@ class Document:
     words: List[Span] = field(default_factory=list)
 
 
-def read_documents(path: Path) -> List[Document]:
-    """The documents of a CoNLL-U file with their gold token and word spans in the raw text."""
-    docs: List[Document] = []
-    sentences: List[Tuple[str, List[Tuple[str, List[str]]]]] = []  # (text, [(token form, word forms)])
+def read_documents(path: Path, layout: str = "conll18") -> List[Document]:
+    """The documents of a CoNLL-U file as raw text in ``layout``
+    (:func:`spacy_lal.corpora.read_raw_documents`) with their gold token and word spans."""
+    from spacy_lal.corpora.conllu import read_ud_sentences
+    from spacy_lal.corpora.documents import read_raw_documents
 
-    def flush() -> None:
-        if sentences:
-            docs[-1] = _align(docs[-1], sentences)
-            sentences.clear()
-
-    text: Optional[str] = None
-    tokens: List[Tuple[str, List[str]]] = []
-    range_end = 0
-    with open(path, encoding="utf8") as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if line.startswith("# newdoc"):
-                flush()
-                docs.append(Document(line.partition("=")[2].strip() or f"doc{len(docs) + 1}"))
-            elif line.startswith("# text ="):
-                text = line.partition("=")[2].strip()
-            elif not line:
-                if tokens:
-                    if not docs:
-                        docs.append(Document("doc1"))
-                    sentences.append((text if text is not None else " ".join(t for t, _ in tokens), tokens))
-                text, tokens, range_end = None, [], 0
-            elif not line.startswith("#"):
-                cols = line.split("\t")
-                wid = cols[0]
-                if "." in wid:
-                    continue
-                if "-" in wid:
-                    range_end = int(wid.partition("-")[2])
-                    tokens.append((cols[1], []))
-                elif int(wid) <= range_end:
-                    tokens[-1][1].append(cols[1])
-                else:
-                    tokens.append((cols[1], [cols[1]]))
-    if tokens:
-        sentences.append((text if text is not None else " ".join(t for t, _ in tokens), tokens))
-    flush()
+    sentences = read_ud_sentences(path)
+    docs = []
+    for k, raw in enumerate(read_raw_documents(path, layout)):
+        doc = Document(raw.doc_id or f"doc{k + 1}", raw.text)
+        for words in raw.word_offsets:
+            doc.words.extend(words)
+            ranges = {first: last for first, last, _ in next(sentences).multiword_tokens}
+            i = 0
+            while i < len(words):  # a range's words make one token
+                last = ranges.get(i, i + 1)
+                doc.tokens.append((words[i][0], words[last - 1][1]))
+                i = last
+        docs.append(doc)
     return docs
-
-
-def _align(doc: Document, sentences: Sequence[Tuple[str, List[Tuple[str, List[str]]]]]) -> Document:
-    doc.text = " ".join(text for text, _ in sentences)
-    pos = 0
-    for text, tokens in sentences:
-        for form, words in tokens:
-            while doc.text[pos].isspace():
-                pos += 1
-            if doc.text[pos : pos + len(form)] != form:
-                raise ValueError(f"{doc.doc_id}: token {form!r} not at {pos} of {doc.text[pos:pos + 40]!r}")
-            doc.tokens.append((pos, pos + len(form)))
-            if "".join(words) == form:
-                start = pos
-                for word in words:
-                    doc.words.append((start, start + len(word)))
-                    start += len(word)
-            else:  # not in EWT: words that do not spell their token share its span
-                doc.words.extend((pos, pos + len(form)) for _ in words)
-            pos += len(form)
-    return doc
 
 
 def f1(gold: Iterable[Span], ours: Iterable[Span]) -> Tuple[int, int, int]:
@@ -237,6 +194,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "saved pipeline's path; repeat for a table of several (default: default)")
     parser.add_argument("--treebank", type=Path, default=EWT, help="the folder of en_ewt-ud-{train,dev,test}.conllu")
     parser.add_argument("--top", type=int, default=40, help="disagreements shown per list (0: none)")
+    parser.add_argument("--layout", choices=["conll18", "joined"], default="conll18",
+                        help="the documents' text: the CoNLL 2018 shared task's or the sentences joined by a space")
     parser.add_argument("--no-mwt", action="store_true",
                         help="tokens: the tokenizer's tokens as they are, not grouped into multi-word tokens")
     args = parser.parse_args(argv)
@@ -245,7 +204,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         path = args.treebank / f"en_ewt-ud-{args.data}.conllu"
     import spacy_lal.tokenizer  # noqa: F401  (registers spacy-lal.EWTTokenizer.v1 without the entry points)
 
-    docs = read_documents(path)
+    docs = read_documents(path, args.layout)
     names = args.tokenizer or ["default"]
     results = [evaluate(docs, load_tokenizer(name), name, mwt=not args.no_mwt) for name in names]
     n_tokens, n_words = sum(len(d.tokens) for d in docs), sum(len(d.words) for d in docs)

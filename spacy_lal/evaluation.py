@@ -19,7 +19,7 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 
 from .corpora.conllu import read_ud_sentences
-from .corpora.documents import read_ud_documents
+from .corpora.documents import read_raw_documents
 from .corpora.export import write_conllu
 from .extensions import set_tree, stored_trees
 from .pipeline.srl.predicates import mark_predicates
@@ -128,15 +128,18 @@ def evaluate_raw_text(
     gold_corpus: Optional[Path] = None,
     system_conllu: Optional[Path] = None,
     batch_size: int = 16,
+    layout: str = "conll18",
 ) -> Dict[str, Any]:
     """Scores of ``nlp`` on raw text, as the CoNLL 2018 shared task measures a pipeline.
 
-    Each document of ``gold_conllu`` (``# newdoc``) is given to ``nlp`` as its text (its
-    sentences joined by a space, :func:`spacy_lal.corpora.read_ud_documents`): the pipeline's
-    own tokenizer and sentence splitter make the words and sentences. Its CoNLL-U output (written
-    to ``system_conllu`` if given) is scored against the gold file by the CoNLL 2018 scorer
-    (:mod:`spacy_lal.scoring.ud`, which aligns words through their characters): Tokens,
-    Sentences, Words, UPOS, XPOS, UFeats, Lemmas, UAS, LAS, as F1 percentages.
+    Each document of ``gold_conllu`` (``# newdoc``) is given to ``nlp`` as its text in
+    ``layout`` (:func:`spacy_lal.corpora.read_raw_documents`: ``"conll18"``, the shared task's
+    raw text, paragraphs and 80-character lines as UD's ``conllu_to_text.pl`` writes them;
+    ``"joined"``, the sentences joined by a space): the pipeline's own tokenizer and sentence
+    splitter make the words and sentences. Its CoNLL-U output (written to ``system_conllu`` if
+    given) is scored against the gold file by the CoNLL 2018 scorer (:mod:`spacy_lal.scoring.ud`,
+    which aligns words through their characters): Tokens, Sentences, Words, UPOS, XPOS, UFeats,
+    Lemmas, UAS, LAS, as F1 percentages.
 
     With ``gold_corpus`` (the joined EWT corpus of the same split, ``.spacy``, whose sentences
     carry ``sent_id``, trees and frames): semantic roles end to end by srl-eval.pl's rules over
@@ -145,20 +148,22 @@ def evaluate_raw_text(
     the sentences whose predicted words are exactly the gold ones (``tree_sentences`` counts them:
     a tree over other words cannot be scored honestly).
     """
-    gold_docs = list(read_ud_documents(gold_conllu, nlp.vocab))
+    raw_docs = list(read_raw_documents(gold_conllu, layout))
+    n_words = sum(raw.n_words for raw in raw_docs)
     start = time.perf_counter()
-    predicted = list(nlp.pipe((doc.text for doc in gold_docs), batch_size=batch_size))
+    predicted = list(nlp.pipe((raw.text for raw in raw_docs), batch_size=batch_size))
     seconds = time.perf_counter() - start
-    for doc, gold in zip(predicted, gold_docs):
-        doc.user_data["doc_id"] = gold.user_data.get("doc_id")
+    for doc, raw in zip(predicted, raw_docs):
+        doc.user_data["doc_id"] = raw.doc_id
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(system_conllu or Path(tmp) / "system.conllu")
         write_conllu(predicted, path)
         ud = score_conllu_files(gold_conllu, path)
     scores: Dict[str, Any] = {
-        "words": sum(len(d) for d in gold_docs),
+        "layout": layout,
+        "words": n_words,
         "seconds": round(seconds, 2),
-        "words_per_second": round(sum(len(d) for d in gold_docs) / seconds, 1),
+        "words_per_second": round(n_words / seconds, 1),
     }
     for name in ("tokens", "sentences", "words", "upos", "xpos", "ufeats", "lemmas", "uas", "las"):
         prf = getattr(ud, name, None)
@@ -166,19 +171,19 @@ def evaluate_raw_text(
             scores[f"ud_{name}"] = round(100 * prf.f1, 2)
     if gold_corpus is None:
         return scores
-    # Where each gold sentence starts in its document's text, by sent_id.
-    starts: Dict[str, Tuple[int, int]] = {}
-    sentences = iter(read_ud_sentences(gold_conllu))
-    for d, doc in enumerate(gold_docs):
-        for sent in doc.sents:
-            starts[next(sentences).sent_id] = (d, sent.start_char)
-    gold_props: List[list] = [[] for _ in gold_docs]
+    # Each gold sentence's document and word offsets in its text, by sent_id.
+    words_at: Dict[str, Tuple[int, List[Tuple[int, int]]]] = {
+        sent_id: (d, offsets)
+        for d, raw in enumerate(raw_docs)
+        for sent_id, offsets in zip(raw.sent_ids, raw.word_offsets)
+    }
+    gold_props: List[list] = [[] for _ in raw_docs]
     sentence_at = [{sent.start_char: sent for sent in doc.sents} for doc in predicted]
     trees = EvalbResult(cutoff_len=COLLINS.cutoff_len)
     for ref in DocBin().from_disk(gold_corpus).get_docs(nlp.vocab):
-        d, offset = starts[ref.user_data["sent_id"]]
-        gold_props[d].extend(doc_propositions(ref, offset))
-        pred = _same_words(sentence_at[d].get(offset), [(offset + t.idx, len(t.text)) for t in ref])
+        d, offsets = words_at[ref.user_data["sent_id"]]
+        gold_props[d].extend(doc_propositions(ref, [start for start, _ in offsets]))
+        pred = _same_words(sentence_at[d].get(offsets[0][0]), offsets)
         if pred is not None and ref._.trees:
             try:
                 tree = Tree.from_string(pred._.parse_string)
@@ -202,7 +207,7 @@ def evaluate_raw_text(
 
 
 def _same_words(sent: Optional[Span], words: List[Tuple[int, int]]) -> Optional[Span]:
-    """``sent`` if its words are exactly ``words`` ((start char, length) each), else None."""
-    if sent is None or [(t.idx, len(t.text)) for t in sent if not t.is_space] != words:
+    """``sent`` if its words are exactly ``words`` ((start, end) characters each), else None."""
+    if sent is None or [(t.idx, t.idx + len(t.text)) for t in sent if not t.is_space] != words:
         return None
     return sent

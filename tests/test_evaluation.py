@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 import spacy
+from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
-from spacy_lal.corpora import read_conllu, read_ud_documents
+from spacy_lal.corpora import read_conllu, read_raw_documents, read_ud_documents
+from spacy_lal.corpora.documents import RAW_TEXT_LAYOUTS
 from spacy_lal.evaluation import evaluate_raw_text
 from spacy_lal.extensions import set_frames, set_tree
 from spacy_lal.srl import FrameData
@@ -43,8 +45,8 @@ def gold_corpus(tmp_path, nlp):
 
 def oracle(nlp, split_first=False):
     """A pipeline whose tokenizer returns the gold document of a text (its sentences joined as
-    ``read_ud_documents`` joins them); ``split_first`` cuts the first sentence in two (each half
-    its own parse, no tree or frame)."""
+    ``read_ud_documents`` joins them: ``layout="joined"``); ``split_first`` cuts the first
+    sentence in two (each half its own parse, no tree or frame)."""
     sentences = gold_sentences(nlp.vocab)
     if split_first:
         first = sentences[0]
@@ -69,7 +71,7 @@ def oracle(nlp, split_first=False):
 
 def test_the_gold_documents_score_100_everywhere(nlp, gold_corpus):
     assert [d.text for d in read_ud_documents(SAMPLE, nlp)]  # the sample has documents
-    scores = evaluate_raw_text(oracle(nlp), SAMPLE, gold_corpus=gold_corpus)
+    scores = evaluate_raw_text(oracle(nlp), SAMPLE, gold_corpus=gold_corpus, layout="joined")
     for key in ("ud_tokens", "ud_sentences", "ud_words", "ud_upos", "ud_xpos", "ud_lemmas", "ud_uas", "ud_las",
                 "srl_f", "tree_f"):
         assert scores[key] == 100.0, key
@@ -78,9 +80,46 @@ def test_the_gold_documents_score_100_everywhere(nlp, gold_corpus):
 
 def test_other_sentence_boundaries_cost_sentences_and_those_trees(nlp, gold_corpus, tmp_path):
     system = tmp_path / "system.conllu"
-    scores = evaluate_raw_text(oracle(nlp, split_first=True), SAMPLE, gold_corpus=gold_corpus, system_conllu=system)
+    scores = evaluate_raw_text(oracle(nlp, split_first=True), SAMPLE, gold_corpus=gold_corpus, system_conllu=system,
+                               layout="joined")
     n = len(gold_sentences(nlp.vocab))
     assert scores["ud_tokens"] == 100.0 and scores["ud_words"] == 100.0
     assert scores["ud_sentences"] < 100.0
     assert scores["tree_sentences"] == n - 1  # the cut sentence's words are no gold sentence's
     assert system.read_text(encoding="utf8").count("# sent_id") == n + 1
+
+
+LAYOUT = Path(__file__).parent / "data" / "conll18" / "layout.conllu"
+
+
+@Language.component("test_evaluation_layout_oracle")
+def layout_oracle(doc: Doc) -> Doc:
+    """Sentences and heads of layout.conllu's gold: a sentence starts at each gold sentence's first
+    character (of the document whose text the Doc has), its first word is the root and heads the
+    others, as the fixture's gold does."""
+    raw = {raw.text: raw for layout in RAW_TEXT_LAYOUTS for raw in read_raw_documents(LAYOUT, layout)}[doc.text]
+    starts = {offsets[0][0] for offsets in raw.word_offsets}
+    heads, deps, root = [], [], 0
+    for token in doc:  # whitespace goes with the sentence before it
+        if not token.is_space and token.idx in starts:
+            root = token.i
+        heads.append(root)
+        deps.append("root" if token.i == root else "dep")
+    return Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+               heads=heads, deps=deps)
+
+
+def test_conll18_layout_paragraphs_and_wrapped_lines_score_right(nlp):
+    """The shared task's text (blank lines, wrapped lines, glued sentences): a pipeline that
+    tokenizes it and puts the gold sentences and heads where the gold says scores 100; its
+    whitespace tokens are no words."""
+    pipeline = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-lal.EWTTokenizer.v1"}}})
+    pipeline.add_pipe("test_evaluation_layout_oracle")
+    texts = [raw.text for raw in read_raw_documents(LAYOUT)]
+    assert any(t.is_space for t in pipeline(texts[0]))  # the layout does give whitespace tokens
+    scores = evaluate_raw_text(pipeline, LAYOUT)
+    assert scores["layout"] == "conll18"
+    for key in ("ud_tokens", "ud_sentences", "ud_words", "ud_uas", "ud_las"):
+        assert scores[key] == 100.0, key
+    joined = evaluate_raw_text(pipeline, LAYOUT, layout="joined")
+    assert joined["layout"] == "joined" and joined["ud_sentences"] == 100.0

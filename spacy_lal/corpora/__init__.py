@@ -2,7 +2,7 @@
 UD EWT + PropBank join, and exports for the official scorers.
 
 Every reader takes a path and a ``Vocab`` (or ``nlp``) and yields one ``Doc`` per sentence (per
-document: ``read_ud_documents``), with trees and frames stored through
+document: ``read_ud_documents``; raw text: ``read_raw_documents``), with trees and frames stored through
 :mod:`spacy_lal.extensions`. Malformed input raises a ValueError
 naming the file, the 1-based line and what was expected (:class:`CorpusFormatError`, or
 :class:`spacy_lal.tree.TreeFormatError` for bracketed trees).
@@ -10,7 +10,7 @@ naming the file, the 1-based line and what was expected (:class:`CorpusFormatErr
 from ._common import CorpusFormatError
 from .conll05 import read_conll05, read_conll12
 from .conllu import read_conllu, read_conllx
-from .documents import read_ud_documents
+from .documents import read_raw_documents, read_ud_documents
 from .ewt import JoinStats, convert_ewt, join_ewt_split
 from .export import write_conll05, write_conllu, write_ptb
 from .ptb import read_ptb
@@ -25,6 +25,7 @@ __all__ = [
     "read_conllu",
     "read_conllx",
     "read_ptb",
+    "read_raw_documents",
     "read_ud_documents",
     "write_conll05",
     "write_conllu",

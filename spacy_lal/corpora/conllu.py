@@ -55,6 +55,7 @@ class UDSentence:
     conllx: bool = False
     sent_id: Optional[str] = None
     doc_id: Optional[str] = None
+    new_paragraph: bool = False  # a "# newpar" comment: the sentence starts a paragraph
     words: List[str] = field(default_factory=list)
     spaces: List[bool] = field(default_factory=list)
     lemmas: List[str] = field(default_factory=list)
@@ -126,6 +127,8 @@ def read_ud_sentences(path: PathLike, *, conllx: bool = False) -> Iterator[UDSen
                     doc_id = value.strip()
                 elif key == "sent_id" and eq:
                     sent.sent_id = value.strip()
+                elif key.split()[0:1] == ["newpar"]:
+                    sent.new_paragraph = True
         if not words:
             continue  # a block of comments only (e.g. a file-level header)
         sent.doc_id = doc_id

@@ -208,19 +208,21 @@ def score_parser(
 # --- SRL ------------------------------------------------------------------------------
 
 
-def doc_propositions(doc: Doc, offset: int = 0) -> List[Proposition]:
-    """The frames of ``doc._.srl`` as srl-eval propositions in character offsets (plus
-    ``offset``: where ``doc``'s text starts in a longer one, for raw-text scoring).
+def doc_propositions(doc: Doc, token_starts: Optional[Sequence[int]] = None) -> List[Proposition]:
+    """The frames of ``doc._.srl`` as srl-eval propositions in character offsets: each token's
+    ``token.idx``, or ``token_starts[i]`` (where the tokens are in a longer text, for raw-text
+    scoring).
 
     Propositions are paired by predicate position only (the target verb is "").
     """
+    starts = [token.idx for token in doc] if token_starts is None else token_starts
     props = []
     for frame in doc._.srl:
         phrases = [
-            (offset + doc[start].idx, offset + doc[end - 1].idx + len(doc[end - 1].text), label)
+            (starts[start], starts[end - 1] + len(doc[end - 1].text), label)
             for start, end, label in frame.data.arguments
         ]
-        props.append(Proposition(offset + frame.predicate.idx, "", arguments_from_phrases(phrases)))
+        props.append(Proposition(starts[frame.predicate.i], "", arguments_from_phrases(phrases)))
     return props
 
 

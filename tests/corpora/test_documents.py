@@ -1,9 +1,14 @@
-"""read_ud_documents / convert ud-documents: one Doc per # newdoc document, gold sentences kept."""
+"""read_ud_documents / convert ud-documents: one Doc per # newdoc document, gold sentences kept;
+read_raw_documents: the CoNLL 2018 shared task's raw text, checked against UD's script."""
+from pathlib import Path
+
 import pytest
 from spacy.tokens import DocBin
 
 from spacy_lal.__main__ import main as cli
 from spacy_lal.corpora import read_ud_documents
+from spacy_lal.corpora.conllu import read_ud_sentences
+from spacy_lal.corpora.documents import RAW_TEXT_LAYOUTS, read_raw_documents
 
 CONLLU = """# newdoc id = doc-a
 # sent_id = doc-a-1
@@ -53,3 +58,40 @@ def test_convert_ud_documents_writes_them(conllu, tmp_path, nlp):
     assert cli(["convert", "ud-documents", str(conllu), str(output)]) == 0
     docs = list(DocBin().from_disk(output).get_docs(nlp.vocab))
     assert len(docs) == 2 and [len(list(d.sents)) for d in docs] == [2, 1]
+
+
+# -- read_raw_documents: the text a raw-text evaluation gives a pipeline ----------------------------
+
+LAYOUT = Path(__file__).resolve().parents[1] / "data" / "conll18" / "layout.conllu"
+
+
+def test_conll18_text_is_conllu_to_text_pl_output():
+    """Paragraphs, 80-character lines, a run longer than a line, SpaceAfter=No across sentences:
+    each document's text, one after the other with a blank line, is what UD's script prints."""
+    docs = list(read_raw_documents(LAYOUT))
+    assert [d.doc_id for d in docs] == ["d1", "d2"]
+    assert "\n".join(d.text for d in docs) == LAYOUT.with_suffix(".txt").read_text(encoding="utf8")
+    assert "Thanks!John" in docs[0].text and "\n\nThanks" in docs[0].text
+
+
+@pytest.mark.parametrize("layout", RAW_TEXT_LAYOUTS)
+def test_word_offsets_spell_the_gold_words(layout):
+    sentences = list(read_ud_sentences(LAYOUT))
+    docs = list(read_raw_documents(LAYOUT, layout))
+    offsets = [o for d in docs for o in d.word_offsets]
+    assert [sid for d in docs for sid in d.sent_ids] == [s.sent_id for s in sentences]
+    texts = [d.text for d in docs for _ in d.word_offsets]
+    for sent, sent_offsets, text in zip(sentences, offsets, texts):
+        assert [text[a:b] for a, b in sent_offsets] == sent.words
+    assert sum(d.n_words for d in docs) == sum(len(s) for s in sentences)
+
+
+def test_joined_text_is_read_ud_documents_text(nlp):
+    joined = [d.text for d in read_raw_documents(LAYOUT, "joined")]
+    assert [t.strip() for t in joined] == [d.text.strip() for d in read_ud_documents(LAYOUT, nlp)]
+    assert "\n" not in "".join(joined) and "Thanks! John" in joined[0]
+
+
+def test_unknown_layout_is_refused():
+    with pytest.raises(ValueError, match="conll18, joined"):
+        next(read_raw_documents(LAYOUT, "paragraphs"))
