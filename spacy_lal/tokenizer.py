@@ -73,6 +73,16 @@ Words
 18. *An emoji is one token*: a zero-width-joined sequence, a flag, a skin tone, a keycap
     (``👨‍👩‍👧``, ``🇺🇸``, ``👍🏽``, ``❤️``): EWT has none to count; spaCy cut them into pieces.
 
+Found on the CoNLL 2018 shared task's text of train (``--layout conll18``: a sentence ending
+without a space before the next one, as the writer typed it, stays glued to it there)
+
+19. *? and ! between words are split*: ``day?Grimy`` -> ``day ? Grimy``, ``it?how`` -> ``it ?
+    how``, ``room!it`` -> ``room ! it`` (train: 11 of 11; spaCy kept them whole). A URL keeps its
+    query (``index.php?id=3`` is left to spaCy's URL rule).
+20. *A two-digit year keeps its apostrophe*: ``class of '68`` -> ``'68`` (train: 5 of 7).
+21. *A hyphen before a dollar amount is split, and its $*: ``$10,000-$20,000`` -> ``$ 10,000 -
+    $ 20,000``, ``-$0.05`` -> ``- $ 0.05`` (train: 2 of 2); and ``Yahoo!`` is one token (3 of 3).
+
 Multi-word tokens (what the CoNLL-U export groups)
 
 spaCy's tokens are EWT's *words*: ``don't`` is ``do`` + ``n't``. EWT writes such a group as one
@@ -158,7 +168,10 @@ _NUMBER_SUFFIXES = [r"(?<=[0-9])(?i:[ap]\.m\.|[ap]m)", r"(?<=[0-9])[kK]"]
 # -- rules 11, 16, 4: 's (not after a number; also after a backtick), hyphens at a word's edge --
 _POSSESSIVE_SUFFIXES = ("'s", "'S", "’s", "’S")  # spaCy's, replaced by:
 _CLITIC_S = r"(?<![0-9])['’`][sS]"
-_EDGE_HYPHEN_PREFIX = r"-{{1,3}}(?=[{a}0-9])".format(a=ALPHA)
+_EDGE_HYPHEN_PREFIX = r"-{{1,3}}(?=[{a}0-9$])".format(a=ALPHA)  # rule 21: also before "$"
+
+# -- rule 20: an apostrophe before two digits is no prefix (a zero-length match: nothing split) --
+_YEAR_APOSTROPHE = r"(?=['’][0-9]{2}(?![0-9\w]))"
 _EDGE_HYPHEN_SUFFIX = r"(?<=[{a}])-{{1,3}}".format(a=ALPHA)
 
 
@@ -185,6 +198,8 @@ def _infixes(base: Sequence[str]) -> List[str]:
     out.append(_not_after_prefix() + r"(?<=[{a}])-(?=[0-9])".format(a=ALPHA))  # rule 6
     out.append(r"(?<=[{a}])\((?=[{a}])".format(a=ALPHA))  # rule 9
     out.append(r"[)\]\"”](?=[(<\[])|(?<=[)\]\"”])[(<\[]")  # rule 3
+    out.append(r"(?<=[{a}])[!?]+(?=[{a}])".format(a=ALPHA))  # rule 19
+    out.append(r"(?<=[0-9])-(?=\$)|(?<=[0-9]-)\$(?=[0-9])")  # rule 21
     return out
 
 
@@ -207,6 +222,7 @@ _ABBREVIATIONS = (
     "Mon.", "Tue.", "Tues.", "Wed.", "Thu.", "Thur.", "Thurs.", "Fri.", "Sat.", "Sun.",
     "Ft.", "Lt.", "Col.", "Sr.", "Reps.", "Attn.", "ext.",
 )
+_NAMES = ("Yahoo!",)  # rule 21
 _EXTRA_MULTIWORD = {"wanna": ("wan", "na"), "outta": ("out", "ta")}
 
 # The later words of EWT's multi-word tokens (train; lower case, any apostrophe read as "'"):
@@ -224,7 +240,7 @@ def _special_cases(base: Dict[str, List[dict]]) -> Dict[str, List[dict]]:
     for form, pieces in _EXTRA_MULTIWORD.items():
         rules[form] = [{ORTH: p} for p in pieces]
         rules[form.capitalize()] = [{ORTH: pieces[0].capitalize()}] + [{ORTH: p} for p in pieces[1:]]
-    for form in _ABBREVIATIONS:
+    for form in _ABBREVIATIONS + _NAMES:
         rules[form] = [{ORTH: form}]
     # rule 14: the upper-case form of every special case that splits a lower-case word
     for key, pieces in list(rules.items()):
@@ -251,7 +267,7 @@ _LONGEST_FORM = max(len(words) for words in MULTIWORD_FORMS.values())
 
 
 def ewt_tokenizer(nlp: Language) -> Tokenizer:
-    """The tokenizer of rules 1-17 on ``nlp``'s vocab (English defaults underneath)."""
+    """The tokenizer of rules 1-21 on ``nlp``'s vocab (English defaults underneath)."""
     defaults = English.Defaults
     suffixes = [p for p in defaults.suffixes if p not in _POSSESSIVE_SUFFIXES]
     if len(suffixes) != len(defaults.suffixes) - len(_POSSESSIVE_SUFFIXES):
@@ -259,7 +275,9 @@ def ewt_tokenizer(nlp: Language) -> Tokenizer:
     return Tokenizer(
         nlp.vocab,
         rules=_special_cases(defaults.tokenizer_exceptions),
-        prefix_search=compile_prefix_regex(_PREFIX_RUNS + [EMOJI, _EDGE_HYPHEN_PREFIX] + list(defaults.prefixes)).search,
+        prefix_search=compile_prefix_regex(
+            [_YEAR_APOSTROPHE] + _PREFIX_RUNS + [EMOJI, _EDGE_HYPHEN_PREFIX] + list(defaults.prefixes)
+        ).search,
         suffix_search=compile_suffix_regex(
             _SUFFIX_RUNS + [EMOJI] + _NUMBER_SUFFIXES + [_CLITIC_S, _EDGE_HYPHEN_SUFFIX] + suffixes
         ).search,

@@ -177,6 +177,26 @@ RULES = {
         ("\u2764\ufe0f\u2764\ufe0f wow", ["\u2764\ufe0f", "\u2764\ufe0f", "wow"]),
         ("lol \U0001F602\U0001F602\U0001F602", ["lol", "\U0001F602\U0001F602\U0001F602"]),  # rule 2: a run
     ],
+    "19 ? and ! between words": [
+        ("a nice day?Grimy rooms", ["a", "nice", "day", "?", "Grimy", "rooms"]),
+        ("is it?how", ["is", "it", "?", "how"]),
+        ("the room!it was", ["the", "room", "!", "it", "was"]),
+        ("wow!!!Great", ["wow", "!!!", "Great"]),
+        ("see index.php?id=3 or http://x.com/a?b=c", ["see", "index.php?id=3", "or", "http://x.com/a?b=c"]),
+    ],
+    "20 two-digit years": [
+        ("class of '68, and", ["class", "of", "'68", ",", "and"]),
+        ("the '73 oil crisis", ["the", "'73", "oil", "crisis"]),
+        ("in '99.", ["in", "'99", "."]),
+        ("'Hello' he said", ["'", "Hello", "'", "he", "said"]),
+        ("'1984' is", ["'", "1984", "'", "is"]),
+    ],
+    "21 hyphen before $, Yahoo!": [
+        ("from $10,000-$20,000 per", ["from", "$", "10,000", "-", "$", "20,000", "per"]),
+        ("prices ($4-$6) have", ["prices", "(", "$", "4", "-", "$", "6", ")", "have"]),
+        ("price -$0.05 at", ["price", "-", "$", "0.05", "at"]),
+        ("alerts with Yahoo! Messenger", ["alerts", "with", "Yahoo!", "Messenger"]),
+    ],
 }
 CASES = [(rule, text, expected) for rule, cases in RULES.items() for text, expected in cases]
 
@@ -308,3 +328,12 @@ def test_ewt_dev_words_and_tokens():
     result = evaluate(docs, spacy.blank("en", config=CONFIG).tokenizer, "ewt")
     assert prf(result.words)[2] >= 99.0
     assert prf(result.tokens)[2] >= 99.3
+
+
+@pytest.mark.parametrize("name", ["en_lal_ewt", "en_lal_ewt_trf"])
+def test_shipped_pipelines_tokenize_with_every_rule(ewt, name):
+    """The shipped pipelines read their tokenizer from their files, not from this module: the
+    files must carry the current rules (rewrite them with ``ewt_tokenizer(nlp).to_disk``)."""
+    shipped = spacy.blank("en")
+    shipped.tokenizer.from_disk(ROOT / "spacy_lal" / "pipelines" / name / "tokenizer")
+    assert [tokens(shipped, t) for t in SAMPLES] == [tokens(ewt, t) for t in SAMPLES]
