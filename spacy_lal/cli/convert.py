@@ -3,7 +3,8 @@
     convert ewt --ud DIR --propbank DIR --output DIR
     convert ptb INPUT... OUTPUT.spacy [--untagged]
     convert conllu|conllx|conll12 INPUT... OUTPUT.spacy
-    convert ud-documents INPUT... OUTPUT.spacy   (one Doc per # newdoc document: sentence splitting)
+    convert ud-documents INPUT... OUTPUT.spacy [--layout joined|conll18]
+                 (one Doc per # newdoc document: sentence splitting)
     convert conll05 PROPS OUTPUT.spacy --words WORDS [--synt SYNT]
     convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...]
                  (unlabeled text for parse-corpus, and its corpus card TEXTS.card.json)
@@ -47,6 +48,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         sub.add_argument("--lang", default="en")
         if name == "ptb":
             sub.add_argument("--untagged", action="store_true", help="bare words, no POS tags: (NP John Smith)")
+        if name == "ud-documents":
+            sub.add_argument("--layout", choices=["joined", "conll18"], default="joined",
+                             help="sentences joined by a space, all annotation kept (default), or the CoNLL 2018 "
+                             "shared task's text: paragraphs, wrapped lines as whitespace tokens, sentence starts only")
 
     c05 = formats.add_parser("conll05", help="CoNLL-2005 props with parallel words (and synt) files")
     c05.add_argument("props", type=Path)
@@ -98,7 +103,7 @@ def main(args: argparse.Namespace) -> int:
             "ptb": lambda p: corpora.read_ptb(p, vocab, tagged=not args.untagged),
             "conllu": lambda p: corpora.read_conllu(p, vocab),
             "conllx": lambda p: corpora.read_conllx(p, vocab),
-            "ud-documents": lambda p: corpora.read_ud_documents(p, vocab),
+            "ud-documents": lambda p: corpora.read_ud_documents(p, vocab, args.layout),
             "conll12": lambda p: corpora.read_conll12(p, vocab),
             "conll05": lambda p: corpora.read_conll05(p, vocab, words=args.words, synt=args.synt),
         }

@@ -3,7 +3,10 @@ comments is one document).
 
 * ``read_ud_documents``: Docs for sentence splitters to learn from, each document's sentences
   one after the other with one space between them (a sentence's own ``SpaceAfter=No`` applies
-  inside it only), every word's annotation and the gold sentence boundaries (``doc.sents``) kept.
+  inside it only), every word's annotation and the gold sentence boundaries (``doc.sents``) kept;
+  or (``layout="conll18"``) the Docs of the shared task's text below, its words and the
+  whitespace tokens spaCy's tokenizer makes of its line breaks, with the gold sentence starts
+  only (what a splitter meets in that text).
 * ``read_raw_documents``: the text a raw-text evaluation gives a pipeline, with where each gold
   sentence's words are in it. ``layout="conll18"`` is the CoNLL 2018 shared task's raw text, the
   text its systems (and Stanza's published scores) were given, as UD's ``conllu_to_text.pl``
@@ -32,11 +35,18 @@ RAW_TEXT_LAYOUTS = ("conll18", "joined")
 CONLL18_LINE_WIDTH = 80
 
 
-def read_ud_documents(path: PathLike, vocab: Union[Vocab, Language]) -> Iterator[Doc]:
+def read_ud_documents(path: PathLike, vocab: Union[Vocab, Language], layout: str = "joined") -> Iterator[Doc]:
     """One Doc per document of the CoNLL-U file at ``path`` (see the module docstring), with
     ``doc.user_data["doc_id"]`` set where the file names its documents (sentence ids are not
     kept)."""
     vocab = getattr(vocab, "vocab", vocab)
+    if layout != "joined":
+        for raw in read_raw_documents(path, layout):
+            doc = _raw_doc(raw, vocab)
+            if raw.doc_id is not None:
+                doc.user_data["doc_id"] = raw.doc_id
+            yield doc
+        return
     for doc_id, sentences in groupby(read_ud_sentences(path), key=lambda sent: sent.doc_id):
         docs = []
         for sent in sentences:
@@ -47,6 +57,32 @@ def read_ud_documents(path: PathLike, vocab: Union[Vocab, Language]) -> Iterator
             doc.user_data["doc_id"] = doc_id
         yield doc
 
+
+def _raw_doc(raw: "RawDocument", vocab: Vocab) -> Doc:
+    """``raw``'s words, and its other whitespace as spaCy's tokenizer makes tokens of it (one
+    space after a word is that word's trailing space; the rest of a gap is one whitespace token),
+    each sentence starting at its first word."""
+    words: List[str] = []
+    spaces: List[bool] = []
+    starts: List[bool] = []
+
+    def gap(text: str) -> None:
+        if words and text[:1] == " ":
+            spaces[-1], text = True, text[1:]
+        if text:
+            words.append(text)
+            spaces.append(False)
+            starts.append(not words[:-1])  # whitespace before any word starts the first sentence
+    end = 0
+    for offsets in raw.word_offsets:
+        for k, (start, stop) in enumerate(offsets):
+            gap(raw.text[end:start])
+            words.append(raw.text[start:stop])
+            spaces.append(False)
+            starts.append(k == 0)
+            end = stop
+    gap(raw.text[end:])
+    return Doc(vocab, words=words, spaces=spaces, sent_starts=starts)
 
 
 @dataclass

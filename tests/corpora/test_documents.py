@@ -3,6 +3,7 @@ read_raw_documents: the CoNLL 2018 shared task's raw text, checked against UD's 
 from pathlib import Path
 
 import pytest
+import spacy
 from spacy.tokens import DocBin
 
 from spacy_lal.__main__ import main as cli
@@ -95,3 +96,20 @@ def test_joined_text_is_read_ud_documents_text(nlp):
 def test_unknown_layout_is_refused():
     with pytest.raises(ValueError, match="conll18, joined"):
         next(read_raw_documents(LAYOUT, "paragraphs"))
+
+
+def test_conll18_docs_are_the_texts_tokens_with_gold_sentence_starts(nlp, tmp_path):
+    """For a splitter to learn what it meets: the shared task's text, its whitespace tokens where
+    spaCy's tokenizer makes them, a sentence starting at each gold sentence's first word."""
+    raws = list(read_raw_documents(LAYOUT))
+    docs = list(read_ud_documents(LAYOUT, nlp, "conll18"))
+    assert [d.text for d in docs] == [r.text for r in raws] and [d.user_data["doc_id"] for d in docs] == ["d1", "d2"]
+    tokenizer = spacy.blank("en", config={"nlp": {"tokenizer": {"@tokenizers": "spacy-lal.EWTTokenizer.v1"}}})
+    for doc in docs:
+        assert [(t.idx, t.text) for t in doc if t.is_space] == [(t.idx, t.text) for t in tokenizer(doc.text) if t.is_space]
+    starts = [[doc[s.start].idx for s in doc.sents] for doc in docs]
+    assert starts == [[offsets[0][0] for offsets in r.word_offsets] for r in raws]
+    assert [s.text.strip() for s in docs[1].sents][0].startswith("See\nhttp://")
+    output = tmp_path / "docs.spacy"
+    assert cli(["convert", "ud-documents", str(LAYOUT), str(output), "--layout", "conll18"]) == 0
+    assert [d.text for d in DocBin().from_disk(output).get_docs(nlp.vocab)] == [r.text for r in raws]
