@@ -24,7 +24,7 @@ Data layout
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from typing import Optional, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -199,8 +199,23 @@ class SenseClassifier(nn.Module):
         logits: torch.Tensor,
         targets: torch.Tensor,
         *,
+        allowed: Optional[torch.Tensor] = None,
         label_smoothing: float = 0.0,
         reduction: str = "mean",
     ) -> torch.Tensor:
-        """Cross-entropy, ``targets`` (R,) long; -100 (e.g. a sense unseen in training) ignored."""
+        """Cross-entropy, ``targets`` (R,) long; -100 (e.g. a sense unseen in training) ignored.
+
+        ``allowed`` (R, n_senses) bool: the softmax of each row runs over its allowed classes only
+        (the rolesets of the predicate's lemma: the classes are suffixes all lemmas share, so
+        the plain softmax also pushes down "02" of a lemma that has no roleset 02). A row's
+        target class always counts as allowed, and a row with an ignored target is not
+        restricted. Not with label smoothing, which spreads mass over every class."""
+        if allowed is not None:
+            if label_smoothing:
+                raise ValueError("a sense loss restricted to allowed classes takes no label smoothing")
+            known = targets != -100
+            allowed = allowed.clone()
+            allowed[~known] = True
+            allowed[known, targets[known]] = True
+            logits = logits.masked_fill(~allowed, float("-inf"))
         return label_smoothed_cross_entropy(logits, targets, epsilon=label_smoothing, reduction=reduction)

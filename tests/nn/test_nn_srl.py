@@ -359,6 +359,25 @@ def test_heads_shapes():
     assert torch.isfinite(loss)
 
 
+def test_sense_loss_restricted_to_allowed_classes():
+    """``allowed``: each row's softmax runs over its allowed classes and its target's; an ignored
+    row is not restricted (and adds nothing); disallowed classes get no gradient."""
+    torch.manual_seed(0)
+    sense = SenseClassifier(D_IN, n_senses=4, d_hidden=16)
+    logits = torch.randn(3, 4, requires_grad=True)
+    targets = torch.tensor([1, -100, 0])
+    allowed = torch.tensor([[False, True, False, True], [False, False, False, False], [False, True, True, False]])
+    loss = sense.loss(logits, targets, allowed=allowed, reduction="sum")
+    expected = -(torch.log_softmax(logits[0, [1, 3]], -1)[0] + torch.log_softmax(logits[2, [0, 1, 2]], -1)[0])
+    assert torch.allclose(loss, expected)
+    loss.backward()
+    assert torch.isfinite(logits.grad).all()
+    assert not logits.grad[0, [0, 2]].any() and not logits.grad[1].any() and logits.grad[2, 3] == 0
+    assert sense.loss(logits.detach(), targets, reduction="sum") > loss.detach()  # fewer rivals
+    with pytest.raises(ValueError, match="label smoothing"):
+        sense.loss(logits, targets, allowed=allowed, label_smoothing=0.1)
+
+
 # ------------------------------------------------------------------------------------------------
 # Overfitting
 

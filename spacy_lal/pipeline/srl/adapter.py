@@ -50,6 +50,8 @@ class SrlTargets:
     # A length-sorted chunk (``select``) keeps its whole batch's counts, so that the chunks'
     # losses add up to the batch's means exactly.
     totals: Optional[Tuple[int, int, int]] = None
+    # (R, n_senses) bool: the sense classes each row's softmax runs over (None: all of them)
+    sense_allowed: Optional[numpy.ndarray] = None
 
     def __post_init__(self) -> None:
         if self.totals is None:
@@ -87,6 +89,7 @@ class SrlBatch:
             targets = SrlTargets(
                 targets.roles[rows, : width - 1], targets.is_predicate[units, : width - 1], targets.senses[rows],
                 totals=targets.totals,
+                sense_allowed=None if targets.sense_allowed is None else targets.sense_allowed[rows],
             )
         return replace(
             self, predicates=pick(self.predicates), targets=targets, spans=pick(self.spans),
@@ -196,7 +199,8 @@ class SrlAdapter(torch.nn.Module):
             loss = loss + self.tagger.loss(role_logits, roles, mask.index_select(0, rows), reduction="sum") / n_roles
         if sense_logits is not None:
             senses = torch.as_tensor(targets.senses, device=device)
-            loss = loss + self.sense.loss(sense_logits, senses, reduction="sum") / n_senses
+            allowed = None if targets.sense_allowed is None else torch.as_tensor(targets.sense_allowed, device=device)
+            loss = loss + self.sense.loss(sense_logits, senses, allowed=allowed, reduction="sum") / n_senses
         return loss
 
     def decode(

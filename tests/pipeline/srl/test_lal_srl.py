@@ -253,6 +253,8 @@ def test_bad_settings_are_clear_errors(tiny_srl):
         nlp.add_pipe("lal_srl", config={"model": tiny_srl, "predicates": "oracle"})
     with pytest.raises(ValueError, match="decoder must be one of"):
         nlp.add_pipe("lal_srl", name="other", config={"model": tiny_srl, "decoder": "beam"})
+    with pytest.raises(ValueError, match="sense_loss must be one of"):
+        nlp.add_pipe("lal_srl", name="third", config={"model": tiny_srl, "sense_loss": "lemmas"})
 
 
 @pytest.mark.parametrize(
@@ -583,3 +585,22 @@ def test_evaluate_script_sets_the_sense_prior(trained, tmp_path, monkeypatch):
     assert seen == [2.5] and json.loads((tmp_path / "out.json").read_text())["srl_sense_acc"] > 50
     with pytest.raises(SystemExit):
         evaluate.main([str(tmp_path / "p"), str(tmp_path / "gold.spacy"), "--sense-prior", "-1"])
+
+
+def test_a_sense_loss_over_the_lemmas_rolesets_trains(train_srl):
+    """sense_loss = "lemma": each gold predicate's softmax runs over the classes that form rolesets
+    of its lemma in the frame files (all classes for a lemma they lack); the labeller still learns
+    every sense of the training sentences."""
+    from spacy_lal import propbank
+
+    nlp, examples = train_srl(sense_loss="lemma")
+    srl = nlp.get_pipe("lal_srl")
+    assert srl.cfg["sense_loss"] == "lemma"
+    lemmas = sorted({f.sense.rpartition(".")[0] for eg in examples for f in eg.reference._.srl if f.sense})
+    allowed = srl._lemma_senses(lemmas + ["notalemmainpropbank"])
+    for lemma, row in zip(lemmas, allowed):
+        suffixes = {r.id.rpartition(".")[2] for r in propbank.rolesets(lemma)}
+        assert row.tolist() == [s in suffixes for s in srl.senses] or (not suffixes & set(srl.senses) and row.all())
+    assert allowed[-1].all() and not allowed[:-1].all()  # some lemma is restricted
+    gold = with_gold_predicates(examples)
+    assert label(nlp, [eg.predicted for eg in gold]) == expected_frames(examples)
