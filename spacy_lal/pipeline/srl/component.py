@@ -323,7 +323,8 @@ class SemanticRoleLabeler(UnitPipe):
         suffix_ids = {suffix: c for c, suffix in enumerate(self.senses)}
         allowed = numpy.ones((len(lemmas), len(self.senses)), dtype=bool)
         for r, lemma in enumerate(lemmas):
-            classes = [suffix_ids[s] for rs in propbank.rolesets(lemma) for s in [rs.id.rpartition(".")[2]] if s in suffix_ids]
+            suffixes = (roleset.id.rpartition(".")[2] for roleset in propbank.rolesets(lemma))
+            classes = [suffix_ids[suffix] for suffix in suffixes if suffix in suffix_ids]
             if classes:
                 allowed[r] = False
                 allowed[r, classes] = True
