@@ -18,7 +18,6 @@ from spacy.tokens import Doc, DocBin, Span
 from spacy.training import Example
 from spacy.vocab import Vocab
 
-from .corpora.conllu import read_ud_sentences
 from .corpora.documents import read_raw_documents
 from .corpora.export import write_conllu
 from .extensions import set_tree, stored_trees
