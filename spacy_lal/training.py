@@ -8,6 +8,9 @@ equal training *time*, not equal steps. ``[training.before_update]`` with
 ``spacy-lal.warmup_linear_minutes.v1`` is the learning-rate schedule for such runs: its linear decay
 ends when the budget does, however many steps the machine gives (a decay over a fixed number of
 steps stopped at a third of its peak rate on a slow day and ended early on a fast one).
+``spacy-lal.component_settings.v1`` (``[initialize.before_init]``) changes settings of the
+components a config sources from a trained pipeline: spaCy ignores every key of a sourced
+component's block but ``source``, so a fine-tuning run cannot set them there.
 ``spacy-lal.LearningCurveLogger.v1`` wraps another logger and appends each evaluation's step,
 seconds, words and scores to a JSONL file that ``scripts/learning_curves.py`` draws.
 """
@@ -19,7 +22,13 @@ from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
 from spacy.language import Language
 from spacy.util import registry
 
-__all__ = ["TrainingBudgetSpent", "make_training_budget", "make_warmup_linear_minutes", "make_learning_curve_logger"]
+__all__ = [
+    "TrainingBudgetSpent",
+    "make_training_budget",
+    "make_warmup_linear_minutes",
+    "make_component_settings",
+    "make_learning_curve_logger",
+]
 
 
 class TrainingBudgetSpent(Exception):
@@ -73,6 +82,35 @@ def make_warmup_linear_minutes(initial_rate: float, warmup_steps: int, minutes: 
             step += 1
 
     return rates()
+
+
+@registry.callbacks("spacy-lal.component_settings.v1")
+def make_component_settings(settings: Dict[str, Dict[str, Any]]) -> Callable[[Language], Language]:
+    """A ``before_init`` callback setting ``settings[component][key]`` in each component's ``cfg``
+    (e.g. ``{"lal_srl": {"sense_loss": "lemma"}}`` for a fine-tuning run of a sourced labeller).
+
+    Only keys the component already has are set, each to a value of the same type, so a typo
+    fails here rather than being saved unused; the component checks the value where it reads it.
+    The new values are saved with the trained pipeline.
+    """
+
+    def before_init(nlp: Language) -> Language:
+        for name, values in settings.items():
+            # component_names: spaCy initializes with the sourced components disabled
+            if name not in nlp.component_names:
+                raise ValueError(f"component_settings: no component {name!r} in the pipeline {nlp.component_names}")
+            cfg = getattr(nlp.get_pipe(name), "cfg", {})
+            for key, value in values.items():
+                if key not in cfg:
+                    raise ValueError(f"component_settings: {name} has no setting {key!r} (it has {sorted(cfg)})")
+                if type(value) is not type(cfg[key]):
+                    raise ValueError(
+                        f"component_settings: {name}.{key} is a {type(cfg[key]).__name__}, got {value!r}"
+                    )
+                cfg[key] = value
+        return nlp
+
+    return before_init
 
 
 @registry.loggers("spacy-lal.LearningCurveLogger.v1")

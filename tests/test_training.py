@@ -14,6 +14,7 @@ import spacy_lal  # noqa: F401  (entry points, extensions)
 from spacy_lal.__main__ import main as cli
 from spacy_lal.training import (
     TrainingBudgetSpent,
+    make_component_settings,
     make_learning_curve_logger,
     make_training_budget,
     make_warmup_linear_minutes,
@@ -177,6 +178,38 @@ def test_train_command_refuses_a_budget_its_config_cannot_take(tmp_path, tagger_
                 "--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus)])
     assert code == 1 and "spacy-lal.training_budget.v1" in capsys.readouterr().err
     assert cli(["train", str(tmp_path / "missing.cfg"), "--output", str(tmp_path / "out")]) == 1
+
+
+def test_component_settings_reach_a_sourced_component_and_are_saved(tmp_path, tagger_corpus):
+    """A fine-tuning config sets a setting of a component it sources ([initialize.before_init]):
+    the trained pipeline has it, the source keeps its own."""
+    paths = ["--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus),
+             "--curve", str(tmp_path / "curve.jsonl")]
+    source = tmp_path / "source"
+    config = write_filled(tmp_path / "tagger.cfg", TAGGER_CONFIG)
+    assert cli(["train", str(config), "--output", str(source), "--minutes", str(2 / 60)] + paths) == 0
+    finetune = TAGGER_CONFIG.replace('factory = "tagger"', f'source = "{source / "model-last"}"') + """
+[initialize]
+[initialize.before_init]
+@callbacks = "spacy-lal.component_settings.v1"
+[initialize.before_init.settings]
+tagger = {"overwrite": true}
+"""
+    config = write_filled(tmp_path / "finetune.cfg", finetune)
+    assert cli(["train", str(config), "--output", str(tmp_path / "ft"), "--minutes", str(2 / 60)] + paths) == 0
+    assert spacy.load(source / "model-last").get_pipe("tagger").cfg["overwrite"] is False
+    assert spacy.load(tmp_path / "ft" / "model-last").get_pipe("tagger").cfg["overwrite"] is True
+
+
+def test_component_settings_refuse_unknown_components_keys_and_types():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("tagger")
+    for settings, message in [({"parser": {"overwrite": True}}, "no component 'parser'"),
+                              ({"tagger": {"overwrites": True}}, "has no setting 'overwrites'"),
+                              ({"tagger": {"overwrite": "yes"}}, "tagger.overwrite is a bool")]:
+        with pytest.raises(ValueError, match=message):
+            make_component_settings(settings)(nlp)
+    assert nlp.get_pipe("tagger").cfg["overwrite"] is False
 
 
 def test_vectors_command_keys_glove_rows_by_case_variants(tmp_path):

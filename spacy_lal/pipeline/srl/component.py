@@ -311,7 +311,10 @@ class SemanticRoleLabeler(UnitPipe):
         if unknown:
             logger.warning("%s: %d gold arguments with roles unseen at initialize were skipped", self.name, unknown)
         role_array = numpy.stack(roles) if roles else numpy.zeros((0, width), dtype="int64")
-        allowed = self._lemma_senses(lemmas) if self.cfg.get("sense_loss") == "lemma" and self.senses else None
+        sense_loss = self.cfg.get("sense_loss", "all")
+        if sense_loss not in SENSE_LOSSES:  # set after construction, e.g. by component_settings
+            raise ValueError(f"{self.name}: sense_loss must be one of {SENSE_LOSSES}, got {sense_loss!r}")
+        allowed = self._lemma_senses(lemmas) if sense_loss == "lemma" and self.senses else None
         targets = SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64"), sense_allowed=allowed)
         return SrlBatch(predicates, targets=targets)
 

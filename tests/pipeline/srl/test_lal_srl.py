@@ -604,3 +604,6 @@ def test_a_sense_loss_over_the_lemmas_rolesets_trains(train_srl):
     assert allowed[-1].all() and not allowed[:-1].all()  # some lemma is restricted
     gold = with_gold_predicates(examples)
     assert label(nlp, [eg.predicted for eg in gold]) == expected_frames(examples)
+    srl.cfg["sense_loss"] = "lemmas"  # as a config's component_settings could set it
+    with pytest.raises(ValueError, match="sense_loss must be one of"):
+        nlp.update(examples[:1])
