@@ -6,6 +6,7 @@
 
 `spacy assemble configs/en_lal_ewt.cfg` does the assembling (EWT tokenizer, senter and sentence breaks + tok2vec, tagger,
 morphologizer and lal_parser from the parser pipeline + the lemmatizer + lal_srl);
+``--sense-counts TRAIN`` gives lal_srl the sense prior's counts when its run did not learn them;
 ``--morphologizer PIPELINE`` takes the morphologizer from another pipeline, made standalone. With
 ``--test``, the assembled pipeline itself is scored by ``scripts/evaluate.py`` (gold predicates,
 and end to end), as shipped: roles decoded over its own trees. The scores go to
@@ -46,6 +47,9 @@ def main(argv=None) -> int:
         "--morphologizer", type=Path,
         help="take the morphologizer from this pipeline instead, with a private copy of the tok2vec it listens to",
     )
+    parser.add_argument("--sense-counts", type=Path, metavar="TRAIN",
+                        help="count lal_srl's sense prior table on this corpus (scripts/add_sense_counts.py): for a "
+                             "labeller sourced from a run that did not count them, e.g. the fine-tuned student")
     parser.add_argument("--test", type=Path, help="test corpus (.spacy) to score the assembled pipeline on")
     parser.add_argument("--metrics", type=Path, default=ROOT / "metrics", help="folder for the scores (default: %(default)s)")
     parser.add_argument("--version", default="0.1.0")
@@ -57,6 +61,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     import spacy
+    import srsly
 
     command = [sys.executable, "-m", "spacy", "assemble", str(args.config), str(args.output),
                "--paths.parser", str(args.parser_pipeline), "--paths.srl", str(args.srl_pipeline),
@@ -137,6 +142,11 @@ def main(argv=None) -> int:
         ],
     )
     nlp.to_disk(args.output)
+    if args.sense_counts:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from add_sense_counts import add_sense_counts
+
+        add_sense_counts(args.output, args.sense_counts)
     if args.test:
         performance = {}
         for predicates, (suffix, prefix, keys) in EVALUATIONS.items():
@@ -146,7 +156,8 @@ def main(argv=None) -> int:
             scores = json.loads(path.read_text(encoding="utf8"))
             performance.update({prefix + k: scores[k] for k in keys if scores.get(k) is not None})
         meta["performance"] = performance
-    nlp.to_disk(args.output)
+        # the meta alone: the components on disk may be newer than nlp's (--sense-counts)
+        srsly.write_json(args.output / "meta.json", nlp.meta)
     print(f"Wrote {args.output} ({meta['lang']}_{meta['name']} {meta['version']})")
     return 0
 

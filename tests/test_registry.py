@@ -157,3 +157,25 @@ def test_package_config_assembles_the_shipped_pipeline(tmp_path):
 
     assert annotations(ours) == annotations(theirs)
     assert [f.data for f in ours._.srl] == [f.data for f in theirs._.srl]
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+def test_package_script_counts_the_labellers_senses_when_asked(tmp_path):
+    """scripts/package_pipeline.py --sense-counts: the assembled labeller gets the sense prior's
+    counts of the corpus given (a fine-tuned labeller sourced from a run that had none)."""
+    import srsly
+    from spacy.tokens import DocBin
+
+    from spacy_lal.pipeline.srl.frames import count_senses
+
+    shipped = pipeline_path("en_lal_ewt")
+    docs = list(spacy_lal.load().pipe(["Mary borrowed a book.", "She left the library and went home."]))
+    DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / "train.spacy")
+    command = [sys.executable, str(ROOT / "scripts" / "package_pipeline.py"), str(shipped), str(shipped),
+               str(shipped), str(tmp_path / "out"), "--senter", str(shipped), "--sense-counts", str(tmp_path / "train.spacy")]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    counts = srsly.read_json(tmp_path / "out" / "lal_srl" / "cfg")["sense_counts"]
+    expected = count_senses(frame.sense for doc in docs for frame in doc._.srl)
+    assert counts == expected and {"borrow", "leave", "go"} <= set(counts)
+    assert spacy.load(tmp_path / "out").meta["name"] == "out"
