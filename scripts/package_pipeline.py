@@ -56,8 +56,8 @@ def main(argv=None) -> int:
     parser.add_argument("--name", help="meta name (default: the output folder's name without its 'en_')")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "tree"], default="viterbi")
     parser.add_argument("--parser-decoder", choices=["eisner", "mst", "joint"], default="joint")
-    parser.add_argument("--float", dest="int8", action="store_false",
-                        help="predict in float32 (default: int8 prediction on CPUs, docs/speed.md)")
+    parser.add_argument("--int8", action="store_true",
+                        help="save int8 prediction on (CPU; default float32: int8 parses depend on the batch, docs/speed.md)")
     args = parser.parse_args(argv)
 
     import spacy
@@ -118,8 +118,9 @@ def main(argv=None) -> int:
                 override = {key: override}
             settings.setdefault(name, {}).update(override)
             featured.append(name)
-    # int8 prediction (issue #36: the parser pipeline 1.2-1.5x as fast for -0.02 LAS): the settings
-    # that spacy_lal.quantize() switches, saved on; quantize(nlp, False) turns them off.
+    # int8 prediction (--int8; spacy_lal.quantize() after loading does the same): the parser
+    # pipeline about 1.2x as fast, but torch's int8 products quantize a whole batch with one
+    # scale, so a sentence's parse depends on the sentences batched with it: saved off by default.
     overrides = Config({"components": settings}).merge(dot_to_dict(dict(int8_settings(config, args.int8))))
     nlp = spacy.load(args.output, config=overrides)
     meta = nlp.meta
