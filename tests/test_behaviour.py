@@ -166,12 +166,12 @@ def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys):
     from spacy_lal.__main__ import main as cli
 
     data = tmp_path / "one.jsonl"
-    data.write_text(next(line for line in DATA.read_text().splitlines() if '"ditrans-2"' in line) + "\n")
+    data.write_text(next(line for line in DATA.read_text().splitlines() if '"control-3"' in line) + "\n")
     reasons = {}
     for decoder in ("viterbi", "unique_roles"):
         assert cli(["behaviour", "--data", str(data), "--srl-decoder", decoder, "--json"]) == 0
         reasons[decoder] = [f["reason"] for f in json.loads(capsys.readouterr().out)["failures"]]
-    # The shipped labeller gives "sent" two ARG1s; with each core role once, the frame differs.
+    # The shipped labeller gives "persuaded" two ARG1s; with each core role once, the frame differs.
     assert reasons["viterbi"] != reasons["unique_roles"]
     assert cli(["behaviour", "--data", str(data), "--srl-decoder", "beam"]) == 1
     assert "decoder must be one of" in capsys.readouterr().err
@@ -179,7 +179,7 @@ def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys):
 
 # Shipped pipelines known to be under the bar, and by how much (docs/results.md, "Behavioural checks"):
 # strict, so that the mark goes once one passes.
-BELOW_BAR = {"en_lal_ewt": "89.1% of the checks with GloVe alone; en_lal_ewt_trf meets the bar"}
+BELOW_BAR = {"en_lal_ewt": "89.5% of the checks with GloVe alone; en_lal_ewt_trf meets the bar"}
 
 
 @pytest.mark.slow

@@ -232,8 +232,8 @@ def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
 
 @shipped
 def test_srl_unique_roles_decoder_never_repeats_a_core_role(nlp):
-    # The shipped labeller's BIO Viterbi gives `sent` two ARG1s (the behaviour set's ditrans-2).
-    text = "The teacher sent the parents a letter. He showed me the pictures."
+    # The shipped labeller's BIO Viterbi gives `persuaded` two ARG1s (the behaviour set's control-3).
+    text = "They persuaded him to stay. He showed me the pictures."
     free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "unique_roles"))
 
     def core_roles(doc):
@@ -242,7 +242,7 @@ def test_srl_unique_roles_decoder_never_repeats_a_core_role(nlp):
     assert any(n > 1 for counts in core_roles(free) for n in counts.values())  # the option changes something
     assert all(n == 1 for counts in core_roles(doc) for n in counts.values())
     assert [f.data.predicate for f in doc._.srl] == [f.data.predicate for f in free._.srl]
-    assert [f.data for f in doc._.srl if f.data.predicate > 7] == [f.data for f in free._.srl if f.data.predicate > 7]
+    assert [f.data for f in doc._.srl if f.data.predicate > 5] == [f.data for f in free._.srl if f.data.predicate > 5]
 
 
 @shipped
@@ -274,9 +274,9 @@ def test_srl_user_spans_and_settings_round_trip(nlp):
 
 @shipped
 def test_the_readme_example_changes_the_tree(nlp):
-    """The README's example: "New York City" is no constituent of the unconstrained parse, and a
+    """The README's example: "Tour de France" is no constituent of the unconstrained parse, and a
     required one of the constrained parse, the rest of the sentence parsed around it."""
-    text = "The New York City Marathon is huge."
+    text = "The Tour de France riders arrived."
     with pytest.raises(NotAConstituentError):
         nlp(text)[1:4]._.labels
     doc = spacy_lal.parse_with_constraints(nlp, text, require=[(1, 4)])
