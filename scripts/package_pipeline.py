@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))  # the sibling scripts imported below (upgrade_lemmatizer, add_sense_counts)
 # Words of frozen transformer features a shipped pipeline keeps while parsing (about 115 MB of
 # MiniLM's five float16 layers): 8 batches of 64 sentences of up to about 58 words.
 PARSE_CACHE_WORDS = 30_000
@@ -85,7 +86,6 @@ def main(argv=None) -> int:
     # English rule tables beside it (docs/components.md).
     assembled = spacy.util.load_config(args.output / "config.cfg")
     if assembled["components"].get("trainable_lemmatizer", {}).get("factory") == "trainable_lemmatizer":
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from upgrade_lemmatizer import upgrade
 
         upgrade(args.output)
@@ -144,7 +144,6 @@ def main(argv=None) -> int:
     )
     nlp.to_disk(args.output)
     if args.sense_counts:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from add_sense_counts import add_sense_counts
 
         add_sense_counts(args.output, args.sense_counts)
