@@ -15,7 +15,6 @@ from disk and 0.3 s from memory, about 3% of the shipped parser's 85-minute trai
 passes and 48 evaluations). The reference Docs are never modified by training, so they are
 read once per vocab; set ``cache = false`` for a corpus too large to hold in memory.
 """
-import random
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -25,6 +24,7 @@ from spacy.training import Corpus, Example
 from spacy.util import registry
 from spacy.vocab import Vocab
 
+from .corpora.share import fixed_share
 from .extensions import sentence_docs
 
 
@@ -123,7 +123,7 @@ class MixedCorpus:
             return []
         if self._silver_examples is None or self._silver_examples[0] is not nlp:
             docs = list(self.silver.read_docbin(nlp.vocab, self.silver_files()))
-            keep = silver_share(docs, self.silver_fraction)
+            keep = fixed_share(docs, self.silver_fraction)
             self._silver_examples = (nlp, list(self.silver.make_examples_gold_preproc(nlp, keep)))
         return self._silver_examples[1]
 
@@ -131,22 +131,6 @@ class MixedCorpus:
         from spacy.training.corpus import walk_corpus
 
         return sorted(walk_corpus(self.silver.path, ".spacy"))
-
-
-def silver_share(docs: List[Doc], fraction: float, seed: int = 0) -> List[Doc]:
-    """``fraction`` of the words of ``docs`` in whole Docs, in a fixed shuffled order (see
-    :class:`MixedCorpus`): the smallest prefix of that order with at least that many words."""
-    order = list(range(len(docs)))
-    random.Random(seed).shuffle(order)
-    target = fraction * sum(len(doc) for doc in docs)
-    keep: List[Doc] = []
-    words = 0
-    for i in order:
-        if words >= target:
-            break
-        keep.append(docs[i])
-        words += len(docs[i])
-    return keep
 
 
 @registry.readers("spacy-lal.MixedCorpus.v1")

@@ -9,7 +9,7 @@ from spacy.util import registry
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.extensions import set_tree, stored_trees
-from spacy_lal.readers import silver_share
+from spacy_lal.corpora.share import fixed_share
 
 
 @pytest.fixture
@@ -94,18 +94,20 @@ def test_mixed_corpus_takes_a_share_of_the_silver_docs(corpus: Path, tmp_path: P
     assert with_trees.count("ran") == n_silver_docs and "sat" not in with_trees
 
 
-def test_silver_share_counts_words_and_mixes_the_sources():
+def test_fixed_share_counts_words_and_mixes_the_sources():
     nlp = spacy.blank("en")
     # a corpus whose first Docs are long (as the movie reviews lead the silver texts)
     docs = [Doc(nlp.vocab, words=["long"] * 50) for _ in range(4)] + [Doc(nlp.vocab, words=["short"] * 5) for _ in range(40)]
     total = sum(map(len, docs))
     for fraction in (0.25, 0.5):
-        share = silver_share(docs, fraction)
+        share = fixed_share(docs, fraction)
         words = sum(map(len, share))
         assert fraction * total <= words < fraction * total + 50  # whole Docs, just past the share
         assert {doc[0].text for doc in share} == {"long", "short"}
-    assert silver_share(docs, 0.25) == silver_share(docs, 0.5)[: len(silver_share(docs, 0.25))]
-    assert silver_share(docs, 0.0) == [] and len(silver_share(docs, 1.0)) == len(docs)
+    assert fixed_share(docs, 0.25) == fixed_share(docs, 0.5)[: len(fixed_share(docs, 0.25))]
+    assert fixed_share(docs, 0.0) == [] and len(fixed_share(docs, 1.0)) == len(docs)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        fixed_share(docs, 1.5)
 
 
 def test_mixed_corpus_repeats_the_gold(corpus: Path, tmp_path: Path):

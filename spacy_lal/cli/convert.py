@@ -6,7 +6,7 @@
     convert ud-documents INPUT... OUTPUT.spacy [--layout joined|conll18]
                  (one Doc per # newdoc document: sentence splitting)
     convert conll05 PROPS OUTPUT.spacy --words WORDS [--synt SYNT]
-    convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...]
+    convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...] [--share F]
                  (unlabeled text for parse-corpus, and its corpus card TEXTS.card.json)
 
 An INPUT directory stands for its files matching ``--pattern`` (recursively, sorted).
@@ -68,6 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     nltk.add_argument("--card", type=Path, help="the corpus card (default: OUTPUT with .card.json)")
     nltk.add_argument("--only", action="append", metavar="PACKAGE[,...]", help="read only these packages")
     nltk.add_argument("--exclude", action="append", metavar="PACKAGE[,...]", help="leave these packages out")
+    nltk.add_argument("--share", type=_share, default=1.0, metavar="FRACTION",
+                      help="write only this share of the words, in whole records mixed from every package (default: 1)")
     parser.set_defaults(func=main)
 
 
@@ -129,11 +131,22 @@ def main(args: argparse.Namespace) -> int:
         return 1
 
 
+def _share(value: str) -> float:
+    try:
+        share = float(value)
+    except ValueError:
+        share = -1.0
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError(f"a share is a number above 0 and at most 1, not {value!r}")
+    return share
+
+
 def _nltk_text(args: argparse.Namespace) -> int:
     from spacy_lal.corpora.nltk_text import write_nltk_text
 
     try:
-        card = write_nltk_text(args.folder, args.output, only=args.only, exclude=args.exclude, card=args.card)
+        card = write_nltk_text(args.folder, args.output, only=args.only, exclude=args.exclude, card=args.card,
+                               share=args.share)
     except (ValueError, OSError) as err:
         from . import error_line
 

@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ._common import CorpusFormatError, PathLike
+from .share import fixed_share
 
 __all__ = [
     "GENRES",
@@ -189,13 +190,17 @@ def write_nltk_text(
     only: Optional[Iterable[str]] = None,
     exclude: Optional[Iterable[str]] = None,
     card: Optional[PathLike] = None,
+    share: float = 1.0,
 ) -> Dict[str, object]:
     """Write the records as JSONL to ``output`` and the corpus card (JSON) to ``card``
     (default: ``output`` with ``.card.json`` for its suffix); return the card.
 
     The card has, per package: its XML's name, author, copyright, license, license URL and
     webpage, its zip's SHA-256, and the documents, words (whitespace-separated) and genres
-    written."""
+    written. ``share`` below 1 writes only that share of the words in whole records
+    (:func:`spacy_lal.corpora.share.fixed_share`: a fixed shuffled order, so every share mixes
+    the packages as the whole does), in the corpus's order; the card also says the share and
+    the documents and words of the whole."""
     folder, output = Path(folder), Path(output)
     card_path = Path(card) if card is not None else output.with_suffix(".card.json")
     packages = select_packages(folder, only, exclude)
@@ -208,11 +213,18 @@ def write_nltk_text(
         entries[package] = entry
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(output.name + ".partial")
+    records: Iterable[Record] = read_nltk_text(folder, packages)
+    whole: Dict[str, int] = {}
+    if share < 1:
+        records = list(records)
+        whole = {"documents": len(records), "words": sum(_words(record) for record in records)}
+        kept = set(fixed_share(range(len(records)), share, length=lambda i: _words(records[i])))  # type: ignore[index]
+        records = [record for i, record in enumerate(records) if i in kept]
     with partial.open("w", encoding="utf8") as out:
-        for record in read_nltk_text(folder, packages):
+        for record in records:
             entry = entries[record["source"]]
             entry["documents"] += 1  # type: ignore[operator]
-            entry["words"] += len(record["text"].split())  # type: ignore[operator]
+            entry["words"] += _words(record)  # type: ignore[operator]
             genres = entry["genres"]
             genres[record["genre"]] = genres.get(record["genre"], 0) + 1  # type: ignore[union-attr,index]
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -225,8 +237,14 @@ def write_nltk_text(
         "word_count": "whitespace-separated tokens of each record's text",
         "packages": entries,
     }
+    if whole:
+        summary.update(share=share, share_of=whole)
     card_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf8")
     return summary
+
+
+def _words(record: Record) -> int:
+    return len(record["text"].split())
 
 
 def _names(names: Optional[Iterable[str]]) -> List[str]:

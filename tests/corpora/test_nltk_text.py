@@ -139,6 +139,26 @@ def test_cli_writes_jsonl_and_card(folder, tmp_path):
     assert len(bad.stderr.strip().splitlines()) == 1
 
 
+def test_a_share_of_the_words_in_whole_records(folder, tmp_path):
+    whole = write_nltk_text(folder, tmp_path / "all.jsonl")
+    every = [json.loads(line) for line in (tmp_path / "all.jsonl").read_text(encoding="utf8").splitlines()]
+    card = write_nltk_text(folder, tmp_path / "half.jsonl", share=0.5)
+    half = [json.loads(line) for line in (tmp_path / "half.jsonl").read_text(encoding="utf8").splitlines()]
+    words = sum(len(record["text"].split()) for record in half)
+    assert card["share"] == 0.5 and card["share_of"] == {"documents": whole["documents"], "words": whole["words"]}
+    assert (card["documents"], card["words"]) == (len(half), words) and 0.5 * whole["words"] <= words < whole["words"]
+    assert half == [record for record in every if record in half]  # whole records, in the corpus's order
+    quarter = write_nltk_text(folder, tmp_path / "quarter.jsonl", share=0.25)
+    assert {json.loads(line)["id"] for line in (tmp_path / "quarter.jsonl").read_text(encoding="utf8").splitlines()} \
+        <= {record["id"] for record in half} and quarter["words"] < words  # a smaller share is part of a larger
+    assert "share" not in whole
+    bad = subprocess.run(
+        [sys.executable, "-m", "spacy_lal", "convert", "nltk-text", str(folder), "--output", str(tmp_path / "x.jsonl"),
+         "--share", "1.5"], capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )
+    assert bad.returncode == 2 and "a share is a number above 0 and at most 1, not '1.5'" in bad.stderr
+
+
 @pytest.mark.skipif(REAL is None, reason="the nltk-text assets are not here")
 def test_the_real_folder(tmp_path):
     card = write_nltk_text(REAL, tmp_path / "texts.jsonl")
