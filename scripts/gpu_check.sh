@@ -3,7 +3,10 @@
 # transformers (no spaCy, no package index): run from the repository root with the bundle that
 # scripts/gpu_bundle.sh made here (.gpucheck/).
 #
-#   scripts/gpu_check.sh [OUT]          # OUT: where logs and results go (default: $OUT or ./gpu_check)
+#   scripts/gpu_check.sh [OUT]          # OUT: where results go (default: $OUT or ./gpu_check)
+#
+# OUT gets four files (the device tool brings back at most eight): summary.txt, results.jsonl,
+# cli_curve.jsonl and logs.tgz (each step's log).
 #
 # 1. installs the bundled spaCy stack into /tmp/site and builds the Cython decoders in place;
 # 2. runs the gpu-marked tests (tests/gpu: each component trains on the GPU and parses as on the CPU);
@@ -20,15 +23,16 @@ cd "$(dirname "$0")/.."
 OUT=${1:-${OUT:-gpu_check}}
 BUNDLE=${BUNDLE:-.gpucheck}
 WORK=/tmp/gpu_check
-mkdir -p "$OUT" "$WORK" /tmp/site
+LOGS=$WORK/logs
+mkdir -p "$OUT" "$LOGS" /tmp/site
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 status=()
-step() {  # step NAME COMMAND...: run, log to $OUT/NAME.log, remember the exit status
+step() {  # step NAME COMMAND...: run, log to $LOGS/NAME.log, remember the exit status
   local name=$1
   shift
   echo "== $name: $*"
   local began=$SECONDS
-  "$@" 2>&1 | tee "$OUT/$name.log"
+  "$@" 2>&1 | tee "$LOGS/$name.log"
   local rc=${PIPESTATUS[0]}
   status+=("$name=$rc ($((SECONDS - began)) s)")
 }
@@ -49,4 +53,5 @@ step cli_train python3 -m spacy_lal train configs/lal_ewt_cpu.cfg --output "$WOR
   --training.logger.path "$OUT/cli_curve.jsonl"
 echo "== summary (exit status, seconds)"
 printf '%s\n' "${status[@]}" | tee "$OUT/summary.txt"
-grep -h '^{"phase"' "$OUT"/train_*.log "$OUT"/parse_*.log "$OUT"/compare.log | tee "$OUT/results.jsonl"
+grep -h '^{"phase"' "$LOGS"/train_*.log "$LOGS"/parse_*.log "$LOGS"/compare.log | tee "$OUT/results.jsonl"
+tar czf "$OUT/logs.tgz" -C "$LOGS" .
