@@ -2,12 +2,13 @@
 
 Two switches, one call: every tok2vec on ``pipeline/layers/gemm.py:TorchGemmOps`` (the shipped ones, and
 the private copies that pretrained ``lal_parser``/``lal_srl`` components carry) multiplies its
-prediction products with int8 weights, and ``lal_parser``/``lal_dependency_parser`` decode with a
-dynamically quantized copy of their Linear layers (their ``quantize`` setting). Training is never
-quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 prediction".
+prediction products with int8 weights, and ``lal_parser``/``lal_dependency_parser`` decode with an
+int8 copy of their wider Linear layers (their ``quantize`` setting); both quantize each input row
+with its own scale (``nn/int8.py``), so a sentence's parse does not depend on its batch. Training
+is never quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 prediction".
 
-Both are CPU kernels (torch's dynamic quantization has no CUDA backend): a pipeline loaded on a
-GPU (``spacy.require_gpu()`` before ``spacy.load``) is left in float32, with a warning.
+Both are CPU paths: a pipeline loaded on a GPU (``spacy.require_gpu()`` before ``spacy.load``) is
+left in float32, with a warning.
 """
 from typing import Any, Dict, List, Tuple
 

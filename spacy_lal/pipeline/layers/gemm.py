@@ -18,13 +18,13 @@ Together they were 5% of the parser pipeline's time.
 
 Optionally (``int8 = True``, set by ``spacy_lal.quantize``) the products of a prediction, inside
 :func:`prediction`, multiply a layer's weights as int8 (one scale per output row) with the inputs
-quantized on the fly: torch's dynamic quantization of Linear layers, about 3.5x faster than the
-float product on the development machine's CPU, for a small change in the vectors (docs/speed.md). Training and its backward products are never
-quantized.
+quantized on the fly, each row with its own scale (``spacy_lal/nn/int8.py``), so that a
+sentence's vectors do not depend on the sentences batched with it: about 2x faster than the
+float product on the development machine's CPU, for a small change in the vectors
+(docs/speed.md). Training and its backward products are never quantized.
 """
 import logging
 import threading
-import warnings
 import weakref
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, Optional, Tuple
@@ -36,7 +36,7 @@ from thinc.types import Floats2d, Floats3d, Ints2d
 
 from ...logs import log_once
 
-__all__ = ["TorchGemmOps", "use_torch_gemm", "set_int8", "prediction", "torch_quantization"]
+__all__ = ["TorchGemmOps", "use_torch_gemm", "set_int8", "prediction"]
 
 _STATE = threading.local()
 # Per ops instance, the int8 weights made from its layers' float weights, keyed by the float
@@ -47,17 +47,6 @@ _STATE = threading.local()
 _INT8_WEIGHTS: "weakref.WeakKeyDictionary[TorchGemmOps, Dict[Tuple, Tuple[numpy.ndarray, Any, Any]]]" = (
     weakref.WeakKeyDictionary()
 )
-
-
-@contextmanager
-def torch_quantization() -> Iterator[None]:
-    """torch 2.13 announces that ``torch.ao.quantization`` and quantized tensors will go one day;
-    until then they are the way to int8 products on CPU, and the warnings would reach every user
-    of the option: they are silenced inside this block."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*quantiz.*deprecated", category=UserWarning)
-        warnings.filterwarnings("ignore", message=".*torch.ao.quantization is deprecated", category=DeprecationWarning)
-        yield
 
 
 @contextmanager
@@ -120,19 +109,18 @@ class TorchGemmOps(NumpyOps):
         return best, numpy.broadcast_to(numpy.zeros((), dtype="int32"), best.shape)
 
     def _int8_weight(self, weight: numpy.ndarray) -> Any:
-        """A dynamically quantized Linear computing ``x @ weight.T`` (``weight``: ``(out, in)``)."""
+        """An int8 Linear computing ``x @ weight.T`` (``weight``: ``(out, in)``), each row of ``x``
+        quantized on its own (``nn/int8.py``)."""
         import torch
+
+        from ...nn.int8 import RowInt8Linear
 
         cache = _INT8_WEIGHTS.setdefault(self, {})
         key = (weight.__array_interface__["data"][0], weight.shape, weight.strides)
         found = cache.get(key)
         if found is None or not numpy.array_equal(found[0], weight):
             floats = weight.copy()  # what the int8 weights are checked against at each use
-            linear = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=False)
-            linear.weight.data = torch.from_numpy(floats)
-            linear.qconfig = torch.ao.quantization.per_channel_dynamic_qconfig
-            with torch_quantization():
-                quantized = torch.ao.nn.quantized.dynamic.Linear.from_float(linear)
+            quantized = RowInt8Linear(torch.from_numpy(floats))
             base = weight
             while isinstance(base.base, numpy.ndarray):  # Maxout reads its weights through a view
                 base = base.base

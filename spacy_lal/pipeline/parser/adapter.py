@@ -10,7 +10,6 @@ Prediction (:meth:`ParserAdapter.decode`): CKY for the tree and Eisner / Chu-Liu
 dependencies, or both at once with the joint decoder (``spacy_lal.decode``), then the
 dependency labels on the decoded arcs (the root label on the root arc only).
 """
-import copy
 import logging
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -22,10 +21,10 @@ import torch
 from ...decode import cky_batch, joint_batch
 from ...logs import log_once
 from ...nn.host import to_host
+from ...nn.int8 import int8_copy
 from ...nn.parser import LabelAttentionParserModel, ParserOutput
 from ...nn.span import fencepost_vectors
 from ..arcs import GRAPH_DECODERS, decode_heads, label_arcs, unit_arcs
-from ..layers.gemm import torch_quantization
 from ..torch_bridge import PerUnit
 
 DEPENDENCY_DECODERS = GRAPH_DECODERS + ("joint",)
@@ -51,7 +50,7 @@ class ParserBatch:
     joint_weight: Optional[float] = None
     root_label: Optional[int] = None  # dependency label id reserved for root arcs
     details: bool = False
-    quantized: bool = False  # decode with int8 weights in the Linear layers (``quantized_copy``)
+    quantized: bool = False  # decode with int8 weights in the wider Linear layers (``quantized_copy``)
     # Per unit, (start, end) word spans the tree must have as constituents / must not cross
     # (``constraints.py``: already consistent); None = no constraints.
     require: Optional[List[List[Tuple[int, int]]]] = None
@@ -114,7 +113,7 @@ class ParserAdapter(torch.nn.Module):
         return self.parser.config.loss_reduction
 
     def _can_quantize(self, device: torch.device) -> bool:
-        """int8 decoding is CPU only (torch's dynamic quantization): elsewhere the parser decodes
+        """int8 decoding is CPU only (``nn/int8.py``): elsewhere the parser decodes
         in floating point, saying so once."""
         if device.type == "cpu":
             return True
@@ -203,17 +202,12 @@ class ParserAdapter(torch.nn.Module):
 
 
 def quantized_copy(parser: LabelAttentionParserModel) -> LabelAttentionParserModel:
-    """A copy of ``parser`` for CPU inference with dynamic int8 quantization of its Linear layers
-    (weights int8, activations quantized on the fly). The span MLP's first layer stays float:
-    its weight is applied to fencepost vectors directly (``SpanScorer._project_fenceposts``).
-    About 1.2x faster on CPU, at a small cost in accuracy (docs/speed.md, "int8 prediction")."""
-    spec = {
-        name: torch.ao.quantization.default_dynamic_qconfig
-        for name, module in parser.named_modules()
-        if isinstance(module, torch.nn.Linear) and name != "span_scorer.w1"
-    }
-    with torch_quantization():
-        return torch.ao.quantization.quantize_dynamic(copy.deepcopy(parser).eval(), spec, dtype=torch.qint8)
+    """A copy of ``parser`` for CPU inference with int8 Linear layers (``nn/int8.py``: weights
+    int8, each input row quantized on its own, so a sentence's scores do not depend on its
+    batch). The span MLP's first layer stays float: its weight is applied to fencepost vectors
+    directly (``SpanScorer._project_fenceposts``). What it costs and buys: docs/speed.md, "int8
+    prediction"."""
+    return int8_copy(parser, keep_float={"span_scorer.w1"})  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=512)

@@ -98,8 +98,9 @@ def make_lal_parser(
     (2019) and Mrini et al. do, maximising span scores + ``joint_weight`` x arc scores, so the
     dependencies are the tree's lexical heads (projective).
 
-    ``quantize``: decode with int8 weights in the Linear layers (dynamic quantization, CPU):
-    about 1.2x faster, at a small accuracy cost (docs/speed.md, "int8 prediction"); training is unaffected.
+    ``quantize``: decode with int8 weights in the Linear layers at least 256 wide (CPU; each input
+    row quantized on its own, ``nn/int8.py``), at a small accuracy cost (docs/speed.md, "int8
+    prediction"); training is unaffected.
 
     ``constraints``: ``{"require": [sources], "no_cross": [sources]}``, sources "ents",
     "noun_chunks" or "spans:KEY" (``doc.spans[KEY]``): their spans come out as labelled
