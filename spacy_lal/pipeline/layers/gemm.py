@@ -19,8 +19,8 @@ Together they were 5% of the parser pipeline's time.
 Optionally (``int8 = True``, set by ``spacy_lal.quantize``) the products of a prediction, inside
 :func:`prediction`, multiply a layer's weights as int8 (one scale per output row) with the inputs
 quantized on the fly, each row with its own scale (``spacy_lal/nn/int8.py``), so that a
-sentence's vectors do not depend on the sentences batched with it: about 2x faster than the
-float product on the development machine's CPU, for a small change in the vectors
+sentence's vectors do not depend on the sentences batched with it: the tok2vec's product takes
+about 0.6 of the float one's time on the development machine's CPU, for a small change in the vectors
 (docs/speed.md). Training and its backward products are never quantized.
 """
 import logging
@@ -43,7 +43,7 @@ _STATE = threading.local()
 # array's address and layout, each with a copy of the floats it was made from: Thinc's optimizers
 # update weights in place, and a weight found changed is quantized again. An entry goes when its
 # array does (Model.from_bytes swaps arrays). Outside the instance, so that copying or pickling a
-# model (spaCy does both) never meets torch's packed weights.
+# model (spaCy does both) never copies the int8 weights.
 _INT8_WEIGHTS: "weakref.WeakKeyDictionary[TorchGemmOps, Dict[Tuple, Tuple[numpy.ndarray, Any, Any]]]" = (
     weakref.WeakKeyDictionary()
 )
