@@ -217,8 +217,9 @@ def write_nltk_text(
     whole: Dict[str, int] = {}
     if share < 1:
         records = list(records)
-        whole = {"documents": len(records), "words": sum(_words(record) for record in records)}
-        kept = set(fixed_share(range(len(records)), share, length=lambda i: _words(records[i])))  # type: ignore[index]
+        words = [_words(record) for record in records]
+        whole = {"documents": len(records), "words": sum(words)}
+        kept = set(fixed_share(range(len(records)), share, length=words.__getitem__))
         records = [record for i, record in enumerate(records) if i in kept]
     with partial.open("w", encoding="utf8") as out:
         for record in records:

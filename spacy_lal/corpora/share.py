@@ -27,4 +27,3 @@ def fixed_share(items: Sequence[T], fraction: float, length: Callable[[T], int] 
         keep.append(items[i])
         words += length(items[i])
     return keep
-
