@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     pipelines = {}
     for ours in args.ours or [spacy_lal.pipeline_path()]:
         suffix = pipeline_suffix(ours, len(args.ours or []) > 1)
-        pipelines[f"lal_parser{suffix}"] = spacy.load(ours, exclude=exclude)
+        pipelines[f"lal_parser{suffix}"] = spacy_lal.quantize(spacy.load(ours, exclude=exclude), False)  # float: int8 is the shipped default
         pipelines[f"lal_parser int8{suffix}"] = spacy_lal.quantize(spacy.load(ours, exclude=exclude))
     ours_names = list(pipelines)
     baseline = spacy.load(args.baseline)

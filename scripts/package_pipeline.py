@@ -9,30 +9,22 @@ morphologizer and lal_parser from the parser pipeline + the lemmatizer + lal_srl
 ``--sense-counts TRAIN`` gives lal_srl the sense prior's counts when its run did not learn them;
 ``--morphologizer PIPELINE`` takes the morphologizer from another pipeline, made standalone. With
 ``--test``, the assembled pipeline itself is scored by ``scripts/evaluate.py`` (gold predicates,
-and end to end), as shipped: roles decoded over its own trees. The scores go to
+and end to end), as shipped: roles decoded over its own trees (``scripts/score_meta.py``).
+It is saved to predict in int8 on CPUs (``--float``: float32). The scores go to
 ``METRICS_DIR/<name>_test.json`` / ``<name>_predicted_test.json`` and into
 ``meta["performance"]``, so ``nlp.meta`` says what the pipeline is and how good it is.
 """
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))  # the sibling scripts imported below (upgrade_lemmatizer, add_sense_counts)
+sys.path.insert(0, str(ROOT / "scripts"))  # the sibling scripts imported below (upgrade_lemmatizer, add_sense_counts, score_meta)
 # Words of frozen transformer features a shipped pipeline keeps while parsing (about 115 MB of
 # MiniLM's five float16 layers): 8 batches of 64 sentences of up to about 58 words.
 PARSE_CACHE_WORDS = 30_000
-
-# evaluation of the assembled pipeline -> (metrics file suffix, meta "performance" prefix, keys).
-EVALUATIONS = {
-    "gold": ("_test.json", "", ("tree_f", "tree_p", "tree_r", "dep_uas", "dep_las", "tag_acc", "pos_acc",
-                                "morph_acc", "srl_f", "srl_p", "srl_r", "srl_perfect", "srl_sense_acc",
-                                "words_per_second")),
-    "predicted": ("_predicted_test.json", "end_to_end_", ("srl_f", "srl_pred_f")),
-}
 
 
 def main(argv=None) -> int:
@@ -57,12 +49,11 @@ def main(argv=None) -> int:
     parser.add_argument("--name", help="meta name (default: the output folder's name without its 'en_')")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "tree"], default="viterbi")
     parser.add_argument("--parser-decoder", choices=["eisner", "mst", "joint"], default="joint")
-    parser.add_argument("--int8", action="store_true",
-                        help="save int8 prediction on (CPU; default float32: int8 parses depend on the batch, docs/speed.md)")
+    parser.add_argument("--float", action="store_true",
+                        help="save float32 prediction (default: int8 on CPUs, docs/speed.md; float on a GPU either way)")
     args = parser.parse_args(argv)
 
     import spacy
-    import srsly
 
     command = [sys.executable, "-m", "spacy", "assemble", str(args.config), str(args.output),
                "--paths.parser", str(args.parser_pipeline), "--paths.srl", str(args.srl_pipeline),
@@ -118,10 +109,9 @@ def main(argv=None) -> int:
                 override = {key: override}
             settings.setdefault(name, {}).update(override)
             featured.append(name)
-    # int8 prediction (--int8; spacy_lal.quantize() after loading does the same): the parser
-    # pipeline about 1.2x as fast, but torch's int8 products quantize a whole batch with one
-    # scale, so a sentence's parse depends on the sentences batched with it: saved off by default.
-    overrides = Config({"components": settings}).merge(dot_to_dict(dict(int8_settings(config, args.int8))))
+    # int8 prediction on CPUs unless --float: the parser pipeline about 1.14x as fast for a few
+    # hundredths of LAS, and a sentence's parse independent of its batch as in float (nn/int8.py).
+    overrides = Config({"components": settings}).merge(dot_to_dict(dict(int8_settings(config, not args.float))))
     nlp = spacy.load(args.output, config=overrides)
     meta = nlp.meta
     description = (
@@ -148,16 +138,10 @@ def main(argv=None) -> int:
 
         add_sense_counts(args.output, args.sense_counts)
     if args.test:
-        performance = {}
-        for predicates, (suffix, prefix, keys) in EVALUATIONS.items():
-            path = args.metrics / f"{args.output.name}{suffix}"
-            command = [sys.executable, str(ROOT / "scripts" / "evaluate.py"), str(args.output), str(args.test)]
-            subprocess.run(command + ["--srl-predicates", predicates, "--output", str(path)], check=True)
-            scores = json.loads(path.read_text(encoding="utf8"))
-            performance.update({prefix + k: scores[k] for k in keys if scores.get(k) is not None})
-        meta["performance"] = performance
-        # the meta alone: the components on disk may be newer than nlp's (--sense-counts)
-        srsly.write_json(args.output / "meta.json", nlp.meta)
+        # scores into meta.json alone: the components on disk may be newer than nlp's (--sense-counts)
+        from score_meta import score_meta
+
+        score_meta(args.output, args.test, args.metrics)
     print(f"Wrote {args.output} ({meta['lang']}_{meta['name']} {meta['version']})")
     return 0
 

@@ -31,6 +31,7 @@ from spacy.language import Language
 from spacy.vocab import Vocab
 from spacy.util import load_config, registry
 from thinc.api import Model
+from .pipeline.layers.gemm import set_int8
 
 PIPELINES_DIR = Path(__file__).parent / "pipelines"
 DEFAULT_PIPELINE = "en_lal_ewt"
@@ -87,6 +88,10 @@ def build_pretrained(pipeline: str = DEFAULT_PIPELINE, component: str = "lal_par
             source.replace_listeners(name, component, ["model.tok2vec"])
     pipe = source.get_pipe(component)
     model = pipe.model
+    # The shipped tok2vecs predict in int8 (their config); a component added on its own takes the
+    # factory's settings, float among them (``quantize``), its private tok2vec copy included:
+    # spacy_lal.quantize(nlp) turns both on.
+    set_int8(model, False)
     model.attrs[PRETRAINED_ATTR] = {
         "pipeline": str(pipeline),
         "component": component,

@@ -128,15 +128,20 @@ def test_shipped_pipeline_by_default():
 
 
 @pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
-def test_quantized_shipped_pipeline_parses_nearly_as_the_float_one():
-    """spacy_lal.quantize: int8 products in the tok2vec, int8 Linear layers in lal_parser; the
-    trees and dependencies of a few everyday sentences stay (nearly) those of the float model."""
+def test_shipped_pipeline_predicts_in_int8_nearly_as_in_float():
+    """The shipped pipeline predicts in int8 (its config: int8 products in the tok2vecs, int8
+    Linear layers in lal_parser); spacy_lal.quantize(nlp, False) or the config turns it off, and
+    the trees and dependencies of a few everyday sentences stay (nearly) those of float."""
     import spacy_lal
 
     texts = ["Dogs bark.", "The agency borrowed money from the bank.", "She gave her brother a book yesterday.",
              "The man who sold me the car lives in a small town.", "Where did you put the keys?"]
     nlp = spacy_lal.load(exclude=["lal_srl", "trainable_lemmatizer"])
-    # A sentence's parse does not depend on what is batched with it, in float and in int8 (each
+    assert nlp.get_pipe("lal_parser").cfg["quantize"] is True
+    assert all(layer.ops.int8 for layer in nlp.get_pipe("tok2vec").model.walk())
+    int8 = [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)]
+
+    # A sentence's parse does not depend on what is batched with it, in int8 and in float (each
     # input row quantized on its own: torch's dynamic quantization, one scale per batch, changed
     # 2 of these 30 between batches of 4 and of 1,000).
     def parses(docs):
@@ -146,31 +151,33 @@ def test_quantized_shipped_pipeline_parses_nearly_as_the_float_one():
     many = [f"{text} ({i})" for i, text in enumerate(["Mary borrowed a book from the library last week.",
                                                       "The committee approved the plan, but the mayor vetoed it.",
                                                       "We walked along the river until the sun went down."] * 5)]
-    batched = parses(nlp.pipe(many))
-    assert parses(nlp.pipe(many, batch_size=4)) == batched
-    assert parses(nlp(text) for text in many[:4]) == batched[:4]
-    assert nlp.get_pipe("lal_parser").cfg["quantize"] is False
-    assert not any(getattr(layer.ops, "int8", False) for layer in nlp.get_pipe("tok2vec").model.walk())
-    exact = [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)]
-    spacy_lal.quantize(nlp)
-    assert nlp.get_pipe("lal_parser").cfg["quantize"] is True
-    assert all(layer.ops.int8 for layer in nlp.get_pipe("tok2vec").model.walk())
-    int8 = [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)]
+
+    def independent_of_the_batch(nlp):
+        batched = parses(nlp.pipe(many))
+        return parses(nlp.pipe(many, batch_size=4)) == batched and parses(nlp(t) for t in many[:4]) == batched[:4]
+
+    assert independent_of_the_batch(nlp)
+    off = {"tok2vec": {"model": {"int8": False}}, "lal_parser": {"quantize": False}}
+    in_float = spacy_lal.load(exclude=["lal_srl", "trainable_lemmatizer"], config={"components": off})
+    assert not any(getattr(layer.ops, "int8", False) for layer in in_float.get_pipe("tok2vec").model.walk())
+    exact = [[(t.head.i, t.dep_) for t in doc] for doc in in_float.pipe(texts)]
+    assert independent_of_the_batch(in_float)
     same = sum(a == b for x, y in zip(exact, int8) for a, b in zip(x, y))
     assert same >= 0.9 * sum(map(len, exact))
-    batched = parses(nlp.pipe(many))
-    assert parses(nlp.pipe(many, batch_size=4)) == batched
-    assert parses(nlp(text) for text in many[:4]) == batched[:4]
     spacy_lal.quantize(nlp, enabled=False)
+    assert nlp.get_pipe("lal_parser").cfg["quantize"] is False
     assert [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)] == exact
-    # A pretrained component's private tok2vec (spaCy's replace_listeners copies the model onto
-    # plain NumpyOps) multiplies through torch too, so quantize reaches it.
+    spacy_lal.quantize(nlp)
+    assert [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)] == int8
+    # A component added on its own takes the factory's settings (float), its private tok2vec copy
+    # (spaCy's replace_listeners copies the model onto plain NumpyOps) too; quantize reaches it.
     from spacy_lal.pipeline.layers.gemm import TorchGemmOps
 
     alone = spacy.blank("en")
     alone.add_pipe("lal_parser")
     layers = list(alone.get_pipe("lal_parser").model.walk())
     assert any(isinstance(layer.ops, TorchGemmOps) for layer in layers)
+    assert not any(layer.ops.int8 for layer in layers if isinstance(layer.ops, TorchGemmOps))
     spacy_lal.quantize(alone)
     assert all(layer.ops.int8 for layer in layers if isinstance(layer.ops, TorchGemmOps))
 

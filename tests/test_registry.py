@@ -162,7 +162,9 @@ def test_package_config_assembles_the_shipped_pipeline(tmp_path):
 @pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
 def test_package_script_counts_the_labellers_senses_when_asked(tmp_path):
     """scripts/package_pipeline.py --sense-counts: the assembled labeller gets the sense prior's
-    counts of the corpus given (a fine-tuned labeller sourced from a run that had none)."""
+    counts of the corpus given (a fine-tuned labeller sourced from a run that had none); it is
+    saved to predict in int8 (the shipped default), and --test writes the scores of the pipeline
+    as saved into its meta (scripts/score_meta.py)."""
     import srsly
     from spacy.tokens import DocBin
 
@@ -172,10 +174,18 @@ def test_package_script_counts_the_labellers_senses_when_asked(tmp_path):
     docs = list(spacy_lal.load().pipe(["Mary borrowed a book.", "She left the library and went home."]))
     DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / "train.spacy")
     command = [sys.executable, str(ROOT / "scripts" / "package_pipeline.py"), str(shipped), str(shipped),
-               str(shipped), str(tmp_path / "out"), "--senter", str(shipped), "--sense-counts", str(tmp_path / "train.spacy")]
+               str(shipped), str(tmp_path / "out"), "--senter", str(shipped), "--sense-counts", str(tmp_path / "train.spacy"),
+               "--test", str(tmp_path / "train.spacy"), "--metrics", str(tmp_path / "metrics")]
     result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     counts = srsly.read_json(tmp_path / "out" / "lal_srl" / "cfg")["sense_counts"]
     expected = count_senses(frame.sense for doc in docs for frame in doc._.srl)
     assert counts == expected and {"borrow", "leave", "go"} <= set(counts)
-    assert spacy.load(tmp_path / "out").meta["name"] == "out"
+    assembled = spacy.load(tmp_path / "out")
+    assert assembled.meta["name"] == "out"
+    assert assembled.get_pipe("lal_parser").cfg["quantize"] is True
+    assert all(layer.ops.int8 for layer in assembled.get_pipe("tok2vec").model.walk() if hasattr(layer.ops, "int8"))
+    # scored on the shipped pipeline's own parses (int8 both): the same parses, so every tree, head and tag
+    performance = assembled.meta["performance"]
+    assert performance["tree_f"] == performance["dep_las"] == performance["tag_acc"] == 100.0
+    assert "end_to_end_srl_f" in performance and (tmp_path / "metrics" / "out_test.json").exists()

@@ -142,9 +142,10 @@ def test_quantize_on_the_gpu_warns_and_stays_in_floating_point(on_gpu, trained_p
             spacy_lal.quantize(loaded)
         assert "int8 prediction runs on CPUs only" in caplog.text
         assert loaded.get_pipe("lal_parser").cfg["quantize"] is False
-        # set by hand (or in a config), it decodes in floating point all the same, saying so
+        # set in a config (the shipped pipelines' default) or by hand, it decodes in floating
+        # point all the same, saying so once at INFO: float is the documented behaviour on a GPU
         loaded.get_pipe("lal_parser").cfg["quantize"] = True
-        with caplog.at_level(logging.WARNING, logger="spacy_lal"):
+        with caplog.at_level(logging.INFO, logger="spacy_lal"):
             assert parse(loaded, examples) == expected
         assert "int8 decoding runs on CPUs only" in caplog.text
 

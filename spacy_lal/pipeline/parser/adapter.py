@@ -10,7 +10,6 @@ Prediction (:meth:`ParserAdapter.decode`): CKY for the tree and Eisner / Chu-Liu
 dependencies, or both at once with the joint decoder (``spacy_lal.decode``), then the
 dependency labels on the decoded arcs (the root label on the root arc only).
 """
-import logging
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -114,11 +113,12 @@ class ParserAdapter(torch.nn.Module):
 
     def _can_quantize(self, device: torch.device) -> bool:
         """int8 decoding is CPU only (``nn/int8.py``): elsewhere the parser decodes
-        in floating point, saying so once."""
+        in floating point, saying so once (at INFO: the shipped pipelines are saved with
+        ``quantize`` on, and float on a GPU is their documented behaviour)."""
         if device.type == "cpu":
             return True
         log_once(f"lal_parser: quantize is set, but int8 decoding runs on CPUs only; on {device} the parser "
-                 "decodes in floating point", logging.WARNING)
+                 "decodes in floating point")
         return False
 
     def _quantized(self) -> LabelAttentionParserModel:
