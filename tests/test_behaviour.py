@@ -165,21 +165,26 @@ def test_data_file_is_well_formed():
 def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys):
     from spacy_lal.__main__ import main as cli
 
+    # The shipped labeller's BIO Viterbi gives `help` two ARG1s, "very much" and "in my role"; with
+    # each core role once, "very much" is its extent, which the check expects.
+    sentence = {"id": "unique-1", "construction": "ditransitive", "text": "I think it will help me very much in my role.",
+                "words": "I think it will help me very much in my role .".split(),
+                "checks": [{"kind": "role", "predicate": 4, "start": 6, "end": 8, "label": "ARGM-EXT"}]}
     data = tmp_path / "one.jsonl"
-    data.write_text(next(line for line in DATA.read_text().splitlines() if '"control-3"' in line) + "\n")
+    data.write_text(json.dumps(sentence) + "\n")
     reasons = {}
     for decoder in ("viterbi", "unique_roles"):
         assert cli(["behaviour", "--data", str(data), "--srl-decoder", decoder, "--json"]) == 0
         reasons[decoder] = [f["reason"] for f in json.loads(capsys.readouterr().out)["failures"]]
-    # The shipped labeller gives "persuaded" two ARG1s; with each core role once, the frame differs.
-    assert reasons["viterbi"] != reasons["unique_roles"]
+    assert reasons["viterbi"] and not reasons["unique_roles"]
     assert cli(["behaviour", "--data", str(data), "--srl-decoder", "beam"]) == 1
     assert "decoder must be one of" in capsys.readouterr().err
 
 
 # Shipped pipelines known to be under the bar, and by how much (docs/results.md, "Behavioural checks"):
 # strict, so that the mark goes once one passes.
-BELOW_BAR = {"en_lal_ewt": "89.5% of the checks with GloVe alone; en_lal_ewt_trf meets the bar"}
+# None since session 28 (en_lal_ewt 92.6%, en_lal_ewt_trf 94.5%).
+BELOW_BAR: dict = {}
 
 
 @pytest.mark.slow

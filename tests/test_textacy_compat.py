@@ -59,13 +59,12 @@ SVO = [
 ]
 # Counted on these sentences (en_lal_ewt, en_core_web_sm 3.8.0). Every miss of the shipped parser
 # is an error of the UD parse itself, not of the conversion
-# (test_conversion_keeps_every_triple_of_the_ud_parse): "raised" and "damaged" read as
-# participles of reduced relative clauses, "shift" inside a noun compound, "two suspects" as an
-# xcomp, "bit" as a noun (en_core_web_sm misses that one too). The distilled en_lal_ewt finds 35;
-# the one before it found 37 (it read "displays" as a plural noun, but got "damaged", "shift"
-# and "two suspects" right). en_lal_ewt_trf, whose tok2vec reads frozen MiniLM features, finds
-# every one.
-CLEAR_CORRECT = 35
+# (test_conversion_keeps_every_triple_of_the_ud_parse): "shift" read inside a noun compound and
+# "bit" as a noun (en_core_web_sm misses that one too). en_lal_ewt finds 38 (session 28's student,
+# continued on the teacher's parses of speeches); the one before it found 35 (also "raised" and
+# "damaged" read as participles of reduced relative clauses, "two suspects" as an xcomp).
+# en_lal_ewt_trf, whose tok2vec reads frozen MiniLM features, finds every one.
+CLEAR_CORRECT = 38
 TRF_CLEAR_CORRECT = 40
 SM_CORRECT = 39
 

@@ -22,6 +22,7 @@ from spacy_lal.training import (
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
+import interpolate_weights  # noqa: E402
 import learning_curves  # noqa: E402
 import silver_curve  # noqa: E402
 
@@ -269,3 +270,29 @@ def test_silver_curve_svg_and_held_out_sentences(tmp_path):
     assert [d.text.strip() for d in silver_curve.sentences(tmp_path, nlp.vocab, 2)] == ["Go .", "Stop ."]
     with pytest.raises(SystemExit):
         silver_curve.main([str(tmp_path / "out"), "--minutes", "1", "--run", "0.5=nowhere"])
+
+
+def test_interpolated_weights_lie_between_the_two_models():
+    """scripts/interpolate_weights.py (WiSE-FT): every Thinc parameter and every floating torch
+    tensor becomes (1 - w) a + w b; equal arrays and integer buffers stay; other layers refuse."""
+    import numpy
+    import torch
+    from thinc.api import Linear, PyTorchWrapper, chain
+
+    def model(seed: int):
+        torch.manual_seed(seed)
+        inner = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.BatchNorm1d(2))
+        made = chain(Linear(3, 3), PyTorchWrapper(inner))
+        made.initialize(X=numpy.zeros((2, 3), dtype="f"))
+        return made, inner
+
+    (a, torch_a), (b, torch_b) = model(0), model(1)
+    thinc_a, thinc_b = a.layers[0].get_param("W").copy(), b.layers[0].get_param("W").copy()
+    torch_weights = torch_a[0].weight.detach().clone(), torch_b[0].weight.detach().clone()
+    a.layers[0].set_param("b", b.layers[0].get_param("b"))  # equal in both: left alone
+    assert interpolate_weights.interpolate(a, b, 0.25) == 3  # W, the torch Linear's weight and bias (BatchNorm: equal)
+    assert numpy.allclose(a.layers[0].get_param("W"), 0.75 * thinc_a + 0.25 * thinc_b)
+    assert torch.allclose(torch_a[0].weight, 0.75 * torch_weights[0] + 0.25 * torch_weights[1])
+    assert torch_a[1].num_batches_tracked.dtype == torch.int64
+    with pytest.raises(ValueError, match="different layers"):
+        interpolate_weights.interpolate(a, chain(Linear(3, 3), Linear(3, 3)), 0.5)

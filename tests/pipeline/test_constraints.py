@@ -203,10 +203,9 @@ def labelled_with(nlp, decoder: str, text: str):
 @shipped
 def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
     srl = nlp.get_pipe("lal_srl")
-    # The shipped labeller's BIO Viterbi gives `post` the argument "from the opinion and dissents
-    # when I'm finished", which is not a constituent of the shipped parser's tree (an EWT test
-    # sentence).
-    text = "I'll post highlights from the opinion and dissents when I'm finished. He said they left."
+    # The shipped labeller's BIO Viterbi gives `wants` the argument "nuclear power for peaceful
+    # purposes", which is not a constituent of the shipped parser's tree (an EWT test sentence).
+    text = "But he has insisted that he wants nuclear power for peaceful purposes. He said they left."
     free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "tree"))
     trees = constituents(doc)
     free_args = [(a.start, a.end) for f in free._.srl for a in f.arguments]
@@ -232,8 +231,8 @@ def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
 
 @shipped
 def test_srl_unique_roles_decoder_never_repeats_a_core_role(nlp):
-    # The shipped labeller's BIO Viterbi gives `persuaded` two ARG1s (the behaviour set's control-3).
-    text = "They persuaded him to stay. He showed me the pictures."
+    # The shipped labeller's BIO Viterbi gives `pointed out` two ARG1s (an EWT test sentence).
+    text = "We pointed out to the PX that there was excess credit."
     free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "unique_roles"))
 
     def core_roles(doc):
