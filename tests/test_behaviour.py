@@ -165,11 +165,11 @@ def test_data_file_is_well_formed():
 def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys):
     from spacy_lal.__main__ import main as cli
 
-    # The shipped labeller's BIO Viterbi gives `help` two ARG1s, "very much" and "in my role"; with
-    # each core role once, "very much" is its extent, which the check expects.
-    sentence = {"id": "unique-1", "construction": "ditransitive", "text": "I think it will help me very much in my role.",
-                "words": "I think it will help me very much in my role .".split(),
-                "checks": [{"kind": "role", "predicate": 4, "start": 6, "end": 8, "label": "ARGM-EXT"}]}
+    # The shipped labeller's BIO Viterbi gives `rose` two ARG1s, "Prices" and "5 %"; with each core
+    # role once, "5 %" is its ARG2 (rise.01's amount risen), which the check expects.
+    sentence = {"id": "unique-1", "construction": "numbers_dates", "text": "Prices rose 5% last year.",
+                "words": ["Prices", "rose", "5", "%", "last", "year", "."],
+                "checks": [{"kind": "role", "predicate": 1, "start": 2, "end": 4, "label": "ARG2"}]}
     data = tmp_path / "one.jsonl"
     data.write_text(json.dumps(sentence) + "\n")
     reasons = {}
@@ -183,7 +183,7 @@ def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys):
 
 # Shipped pipelines known to be under the bar, and by how much (docs/results.md, "Behavioural checks"):
 # strict, so that the mark goes once one passes.
-# None since session 28 (en_lal_ewt 92.6%, en_lal_ewt_trf 94.5%).
+# None since session 28 (session 29's en_lal_ewt 93.9%, en_lal_ewt_trf 94.5%).
 BELOW_BAR: dict = {}
 
 

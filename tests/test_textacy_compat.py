@@ -59,12 +59,13 @@ SVO = [
 ]
 # Counted on these sentences (en_lal_ewt, en_core_web_sm 3.8.0). Every miss of the shipped parser
 # is an error of the UD parse itself, not of the conversion
-# (test_conversion_keeps_every_triple_of_the_ud_parse): "shift" read inside a noun compound and
-# "bit" as a noun (en_core_web_sm misses that one too). en_lal_ewt finds 38 (session 28's student,
-# continued on the teacher's parses of speeches); the one before it found 35 (also "raised" and
-# "damaged" read as participles of reduced relative clauses, "two suspects" as an xcomp).
+# (test_conversion_keeps_every_triple_of_the_ud_parse): "bit" read as a noun (en_core_web_sm
+# misses it too). en_lal_ewt finds 39, as many as en_core_web_sm (issue #37's must; session 29's
+# student, continued on the teacher's parses of plot summaries and product reviews as well); the
+# one before it found 38 ("shift" read inside a noun compound), the one before that 35 ("raised"
+# and "damaged" read as participles of reduced relative clauses, "two suspects" as an xcomp).
 # en_lal_ewt_trf, whose tok2vec reads frozen MiniLM features, finds every one.
-CLEAR_CORRECT = 38
+CLEAR_CORRECT = 39
 TRF_CLEAR_CORRECT = 40
 SM_CORRECT = 39
 
@@ -91,7 +92,7 @@ def count_correct(nlp):
 def test_svo_triples(clear, sm):
     assert len(SVO) >= 20
     ours, theirs = count_correct(clear), count_correct(sm)
-    assert ours >= CLEAR_CORRECT, (ours, theirs)
+    assert ours >= CLEAR_CORRECT and ours >= theirs, (ours, theirs)
     assert theirs >= SM_CORRECT - 1, (ours, theirs)  # a newer en_core_web_sm may differ by one
 
 
