@@ -12,13 +12,14 @@ spaCy's own parser.
 :func:`ud_to_clear` is a pure function over lists (heads, labels, words, tags, UPOS), so it is
 tested on hand-built trees; it needs no lemmas (the lemmatizer runs after the parser).
 """
-from typing import Dict, List, Optional, Sequence, Tuple
-
 from functools import lru_cache
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.attrs import DEP, HEAD, IDX, ORTH, POS, TAG
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 from spacy.vocab import Vocab
+
+from .dependencies import has_no_words
 
 __all__ = [
     "DEPENDENCY_SCHEMES",
@@ -461,14 +462,25 @@ def _language_noun_chunks(lang: str):
     from spacy.util import get_lang_class
 
     try:
-        return get_lang_class(lang).Defaults.syntax_iterators.get("noun_chunks")
+        iterator = get_lang_class(lang).Defaults.syntax_iterators.get("noun_chunks")
     except Exception:  # no language (a blank Vocab): nothing to restore
         return None
+    if iterator is None:
+        return None
+
+    def noun_chunks(doclike: Union[Doc, Span]) -> Iterator[Tuple[int, int, int]]:
+        if not has_no_words(doclike.doc):
+            yield from iterator(doclike)
+
+    noun_chunks.__doc__ = f"{iterator.__module__}.noun_chunks, but none for a Doc without words."
+    return noun_chunks
 
 
 def use_english_noun_chunks(vocab: Vocab, doc: Optional[Doc] = None) -> None:
     """Give ``vocab`` (and ``doc``) its language's own noun-chunk iterator back (spaCy's English
-    one reads the "clear" scheme), replacing the UD one the parser installs for UD labels."""
+    one reads the "clear" scheme), replacing the UD one the parser installs for UD labels. A Doc
+    without words (whitespace only, which the parser leaves unparsed) gets none, as in the "ud"
+    scheme, where spaCy's iterator alone would raise E029."""
     iterator = _language_noun_chunks(vocab.lang)
     vocab.get_noun_chunks = iterator
     if doc is not None:

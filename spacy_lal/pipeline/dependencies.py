@@ -62,6 +62,13 @@ def _heads_np(word) -> bool:
     return _is(word, NP_RELATIONS) or any(child.dep_.lower() == "cop" for child in word.lefts)
 
 
+def has_no_words(doc: Doc) -> bool:
+    """Whether ``doc`` is one the parser leaves unparsed because it has no words (empty, or
+    whitespace only): its noun chunks are none, where spaCy's iterators would raise E029 for want
+    of a parse (spaCy's own parsers label whitespace tokens, so spaCy's iterators never meet one)."""
+    return not doc.has_annotation("DEP") and all(token.is_space for token in doc)
+
+
 def ud_noun_chunks(doclike: Union[Doc, Span]) -> Iterator[Tuple[int, int, int]]:
     """Base noun phrases of a UD dependency parse: ``(start, end, label)`` as spaCy's syntax
     iterators give them (the ``noun_chunks`` of ``Doc`` and ``Span``), never nested, in order.
@@ -79,9 +86,9 @@ def ud_noun_chunks(doclike: Union[Doc, Span]) -> Iterator[Tuple[int, int, int]]:
     chunks; any other Doc without a dependency parse raises spaCy's E029, as spaCy's iterators do.
     """
     doc = doclike.doc
+    if has_no_words(doc):
+        return
     if not doc.has_annotation("DEP"):
-        if all(token.is_space for token in doc):
-            return
         raise ValueError("[E029] noun_chunks requires the dependency parse, which requires a statistical model")
     np_label = doc.vocab.strings.add("NP")
     prev_end = -1

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from spacy.tokens import Doc
 
 import spacy_lal
-from spacy_lal.pipeline.clear import _is_tree, check_scheme, set_clear_dependencies, ud_to_clear
+from spacy_lal.pipeline.clear import _is_tree, check_scheme, set_clear_dependencies, ud_to_clear, use_english_noun_chunks
 from spacy_lal.pipeline.dependencies import ud_noun_chunks
 
 
@@ -348,12 +348,26 @@ def test_clear_scheme_at_load(shipped_clear, shipped):
     # spaCy's own English noun chunks read the converted labels.
     from spacy.lang.en.syntax_iterators import noun_chunks
 
-    assert doc.noun_chunks_iterator is noun_chunks
     assert [c.text for c in doc.noun_chunks] == ["The new library", "students"]
-    # (The distilled en_lal_ewt reads "Autonomous cars shift insurance liability" as one noun
-    # compound, a parse error: tests/test_textacy_compat.py counts it.)
+    assert [doc[start:end].text for start, end, _ in noun_chunks(doc)] == ["The new library", "students"]
     doc = shipped_clear("Large banks shift credit risk toward small investors.")
     assert [c.text for c in doc.noun_chunks] == ["Large banks", "credit risk", "small investors"]
+
+
+def test_clear_scheme_docs_without_words_have_no_noun_chunks(shipped_clear):
+    # The parser leaves them unparsed; spaCy's English iterator alone would raise E029 (issue #37).
+    for text in ("", "   ", "\n\n", " \n \t", "\u3000"):
+        doc = shipped_clear(text)
+        assert list(doc.noun_chunks) == []
+        assert list(doc[:].noun_chunks) == []
+    assert [c.text for c in shipped_clear("Hi there.\n\n   \n").noun_chunks] == []
+    # A whitespace token inside a sentence is a `dep` of the next word, as en_core_web_sm attaches
+    # it, so spaCy's iterator starts the name's chunk there, as it does on en_core_web_sm's parse.
+    assert [c.text for c in shipped_clear("  Barack Obama visited Paris.").noun_chunks] == ["  Barack Obama", "Paris"]
+    doc = spacy.blank("en")("The cat sat.")  # words but no parse: spaCy's E029 stands
+    use_english_noun_chunks(doc.vocab, doc)
+    with pytest.raises(ValueError, match="E029"):
+        list(doc.noun_chunks)
 
 
 def test_clear_scheme_survives_saving(shipped_clear, tmp_path):
