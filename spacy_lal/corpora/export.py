@@ -169,7 +169,8 @@ def write_conllu(docs: Iterable[Doc], path: PathLike, *, multiword_tokens: bool 
     ``# newdoc id`` / ``# sent_id`` come from ``doc.user_data`` (``doc_id``, ``sent_id``; a Doc
     of several sentences numbers them ``<sent_id>-<k>``); without them sentences are numbered.
     Empty annotation is written ``_``; a Doc without dependency annotation gets ``_`` heads (and
-    a warning: the UD scorer needs heads). Multi-word tokens get range lines (see the module
+    a warning: the UD scorer needs heads). HEAD and DEPREL are UD's even where ``lal_parser``
+    wrote spaCy's English scheme (``dependency_scheme = "clear"``): its UD tree, kept beside. Multi-word tokens get range lines (see the module
     docstring); ``multiword_tokens=False`` writes words only, each with its own spacing.
     Whitespace tokens are spacing, not words, and a sentence of whitespace alone is not written
     (see the module docstring): the output is valid CoNLL-U for UD's validator (levels 1-2).
@@ -281,18 +282,27 @@ def _escape_spaces(spacing: str) -> str:
     return "".join(_SPACE_ESCAPES.get(c, f"\\u{ord(c):04X}") for c in spacing)
 
 
+def _ud_arc(token: Token) -> Tuple[Token, str]:
+    """The UD head and label of ``token``: with ``lal_parser``'s "clear" scheme, whose
+    ``token.head`` / ``dep_`` are spaCy's English ones, the UD tree it keeps
+    (``token._.ud_head`` / ``ud_dep``, registered with the parser), else ``token.head`` / ``dep_``."""
+    if Token.has_extension("ud_dep"):
+        return token._.ud_head, token._.ud_dep
+    return token.head, token.dep_
+
+
 def _conllu_heads(sent: Span, words: List[Token], ids: Dict[int, int]) -> Dict[int, Tuple[str, str]]:
-    """HEAD and DEPREL of each word: heads renumbered over the words, a whitespace head replaced
-    by the nearest word up its head chain, one root per sentence (another attached to the first
-    root with ``dep``: UD's validator allows one)."""
+    """HEAD and DEPREL of each word, from the UD tree (:func:`_ud_arc`): heads renumbered over the
+    words, a whitespace head replaced by the nearest word up its head chain, one root per sentence
+    (another attached to the first root with ``dep``: UD's validator allows one)."""
     heads: Dict[int, Tuple[int, str]] = {}
     for token in words:
-        head = token.head
+        head, label = _ud_arc(token)
         seen = {token.i}
         while head.i not in ids and head.i not in seen and sent.start <= head.i < sent.end:
             seen.add(head.i)
-            head = head.head
-        dep = _column(token.dep_)
+            head = _ud_arc(head)[0]
+        dep = _column(label)
         if head.i == token.i or head.i not in ids:
             heads[token.i] = (0, dep)
         else:

@@ -389,3 +389,19 @@ def test_whitespace_tokens_lose_morphology(shipped, shipped_clear):
         doc = nlp("I  like  green apples.\n\nYou don't.")
         spaces = [t for t in doc if t.is_space]
         assert spaces and all(t.tag_ == "_SP" and t.pos_ == "SPACE" and str(t.morph) == "" for t in spaces)
+
+
+def test_conllu_of_the_clear_scheme_is_ud(shipped_clear, shipped, tmp_path):
+    # CoNLL-U is UD's format: written from a "clear" Doc it holds the UD tree the parser kept,
+    # not spaCy's English labels (no `dobj`, `pobj`, `ROOT`), the same file as from the "ud" scheme.
+    from spacy_lal.corpora.conllu import read_conllu
+    from spacy_lal.corpora.export import write_conllu
+
+    texts = ["The council will not include the auditorium.", "Mary gave her brother a book from the library.",
+             "The new library is very popular with students."]
+    write_conllu(shipped_clear.pipe(texts), tmp_path / "clear.conllu")
+    write_conllu(shipped.pipe(texts), tmp_path / "ud.conllu")
+    assert (tmp_path / "clear.conllu").read_text() == (tmp_path / "ud.conllu").read_text()
+    docs = list(read_conllu(tmp_path / "clear.conllu", shipped.vocab))
+    assert [t.dep_ for doc in docs for t in doc] == [t._.ud_dep for doc in shipped_clear.pipe(texts) for t in doc]
+    assert not {"dobj", "pobj", "prep", "neg", "ROOT"} & {t.dep_ for doc in docs for t in doc}
