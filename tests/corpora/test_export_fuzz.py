@@ -87,6 +87,21 @@ def test_conllu_passes_uds_validator(odd_docs: List[Doc], tmp_path: Path) -> Non
         ]
 
 
+def test_conllu_of_the_clear_scheme_is_the_same_ud(odd_docs: List[Doc], tmp_path: Path) -> None:
+    # The same parses in spaCy's English scheme (as dependency_scheme = "clear" writes them): the
+    # CoNLL-U is still UD's, the same file, so it passes the validator too.
+    from spacy_lal.pipeline.clear import set_clear_dependencies
+
+    clear = [Doc(doc.vocab).from_bytes(doc.to_bytes()) for doc in odd_docs]
+    for doc in clear:
+        if doc.has_annotation("DEP"):
+            set_clear_dependencies(doc)
+    assert any(t.dep_ == "dobj" for doc in clear for t in doc)
+    export.write_conllu(odd_docs, tmp_path / "ud.conllu")
+    export.write_conllu(clear, tmp_path / "clear.conllu")
+    assert (tmp_path / "clear.conllu").read_text(encoding="utf8") == (tmp_path / "ud.conllu").read_text(encoding="utf8")
+
+
 def test_ptb_lines_read_back(odd_docs: List[Doc], tmp_path: Path) -> None:
     path = tmp_path / "odd.ptb"
     n = export.write_ptb(odd_docs, path)
