@@ -742,6 +742,28 @@ def test_label_attention_without_keys_and_values_equals_eq_1_to_4() -> None:
     torch.testing.assert_close(details.context, context, atol=1e-5, rtol=1e-5)
 
 
+@pytest.mark.parametrize("affine", [True, False])
+def test_head_layer_norm_of_sums_equals_layer_norm_with_its_gradients(affine: bool) -> None:
+    """LayerNorm of every (word, head) sum, from the parts (the LAL's per-head residual
+    connection): values and gradients as torch's LayerNorm on the materialised sums."""
+    from spacy_lal.nn.label_attention import _layer_norm_of_sums
+
+    torch.manual_seed(0)
+    norm = nn.LayerNorm(8, elementwise_affine=affine)
+    if affine:
+        _randomize(norm)
+    words = (torch.randn(3, 5, 8) * 3).requires_grad_()
+    heads = (torch.randn(3, 4, 8) + 1).requires_grad_()
+    weights = torch.randn(3, 5, 4, 8)
+    fast = _layer_norm_of_sums(words, heads, norm)
+    fast_grads = torch.autograd.grad((fast * weights).sum(), [words, heads, *norm.parameters()])
+    plain = norm(words.unsqueeze(2) + heads.unsqueeze(1))
+    plain_grads = torch.autograd.grad((plain * weights).sum(), [words, heads, *norm.parameters()])
+    torch.testing.assert_close(fast, plain, atol=1e-5, rtol=1e-5)
+    for got, expected in zip(fast_grads, plain_grads):
+        torch.testing.assert_close(got, expected, atol=1e-4, rtol=1e-4)
+
+
 def test_packed_span_scores_equal_the_chart() -> None:
     torch.manual_seed(0)
     model = _small_model().eval()

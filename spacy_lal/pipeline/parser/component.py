@@ -28,7 +28,7 @@ Constraints (``constraints`` setting, ``set_constraints``, ``constrained``,
 import logging
 import re
 from collections import Counter
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.attrs import IS_SPACE
@@ -382,6 +382,8 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         docs = list(docs)
         units, parses = predictions
         by_doc = units_by_doc(units)
+        # read once: each span's label id becomes its chain here, thousands of times per batch
+        chains = [()] * (EMPTY + 1) + [label_to_chain(label) for label in self.span_labels]
         for doc_index, doc in enumerate(docs):
             rows = by_doc.get(doc_index, [])
             for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist():
@@ -390,7 +392,8 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
             _tag_emoji(doc)
             if self.cfg["constituency"]:
                 sentences = _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows])
-                set_trees(doc, [self._tree(doc, sentence) for sentence in sentences], root_label=JOINED_ROOT)
+                trees = [_tree(doc, sentence, chains) for sentence in sentences]
+                set_trees(doc, trees, root_label=JOINED_ROOT)
             if self.cfg["dependencies"] and rows:
                 set_dependencies(
                     doc,
@@ -405,24 +408,28 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
                 else:
                     clear_ud(doc)
 
-    def _tree(self, doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]]) -> Tuple[Span, List[LabelledSpan]]:
-        """The tree of one sentence, as its span and labelled spans: the tree of its unit, or the
-        trees of its pieces side by side (under a root labelled ``JOINED_ROOT``: a sentence longer
-        than ``max_length``)."""
-        start = pieces[0][0].start
-        tree = []
-        for unit, spans in pieces:
-            words = unit.words
-            n = len(words)
-            for i, j, label in spans.tolist():
-                chain = label_to_chain(self.span_labels[label - 1]) if label != EMPTY else ()
-                if not chain:
-                    continue
-                if i == 0 and j == n:  # the piece's root spans its whitespace too
-                    tree.append((unit.start - start, unit.end - start, chain))
-                else:
-                    tree.append((words[i] - start, words[j - 1] + 1 - start, chain))
-        return doc[start : pieces[-1][0].end], tree
+
+def _tree(
+    doc: Doc, pieces: List[Tuple[Unit, numpy.ndarray]], chains: Sequence[Tuple[str, ...]]
+) -> Tuple[Span, List[LabelledSpan]]:
+    """The tree of one sentence, as its span and labelled spans: the tree of its unit, or the
+    trees of its pieces side by side (under a root labelled ``JOINED_ROOT``: a sentence longer
+    than ``max_length``). ``chains[label]`` is the label chain of a model label id (``()`` for
+    ``EMPTY``)."""
+    start = pieces[0][0].start
+    tree = []
+    for unit, spans in pieces:
+        words = unit.words
+        n = len(words)
+        for i, j, label in spans.tolist():
+            chain = chains[label]
+            if not chain:
+                continue
+            if i == 0 and j == n:  # the piece's root spans its whitespace too
+                tree.append((unit.start - start, unit.end - start, chain))
+            else:
+                tree.append((words[i] - start, words[j - 1] + 1 - start, chain))
+    return doc[start : pieces[-1][0].end], tree
 
 
 def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> None:

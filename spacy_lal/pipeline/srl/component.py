@@ -446,10 +446,11 @@ class SemanticRoleLabeler(UnitPipe):
         units, decoded = predictions
         frames: List[List[FrameData]] = [[] for _ in docs]
         rows = [] if decoded is None else zip(decoded.units, decoded.positions, decoded.tags, decoded.senses)
+        labels = self.labels  # read once: the property copies the label list at every read
         for u, position, tags, sense in rows:
             unit = units[u]
             doc = docs[unit.doc_index]
-            frames[unit.doc_index].append(self._frame(doc, unit, position, tags, sense))
+            frames[unit.doc_index].append(self._frame(doc, unit, position, [labels[t] for t in tags], sense))
         self._check_lemmas(docs, frames)
         for doc, doc_frames in zip(docs, frames):
             if doc_frames:
@@ -473,12 +474,12 @@ class SemanticRoleLabeler(UnitPipe):
             )
 
     def _frame(
-        self, doc: Doc, unit: Unit, position: int, tags: Sequence[int], sense: Union[int, str, None]
+        self, doc: Doc, unit: Unit, position: int, tags: Sequence[str], sense: Union[int, str, None]
     ) -> FrameData:
         words = unit.words
         predicate = words[position]
         arguments = []
-        for start, end, role in bio_spans([self.labels[t] for t in tags]):
+        for start, end, role in bio_spans(tags):
             span = (words[start], words[end - 1] + 1, role)
             if span != (predicate, predicate + 1, "V"):
                 arguments.append(span)

@@ -184,7 +184,7 @@ def test_awkward_input(trained, caplog, srl_sentences):
     # mapping of word-level tags back to tokens is checked directly.)
     srl = nlp.get_pipe("lal_srl")
     unit = Unit(0, 0, len(spaced), tuple(t.i for t in spaced if not t.is_space))
-    tags = [srl.labels.index(tag) for tag in ["B-ARG0", "B-V", "B-ARG1", "I-ARG1", "O", "O", "O", "O"]]
+    tags = ["B-ARG0", "B-V", "B-ARG1", "I-ARG1", "O", "O", "O", "O"]
     assert srl._frame(spaced, unit, 1, tags, None) == FrameData(1, None, ((0, 1, "ARG0"), (2, 5, "ARG1")))
     # A sentence longer than max_length (12) is labelled in pieces, arguments within the piece.
     words = srl_sentences[2][0] * 4
