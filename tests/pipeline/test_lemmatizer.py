@@ -65,7 +65,21 @@ def test_combination_replaces_only_unknown_trained_lemmas(nlp):
     # rules_first: the rules' lemma where the index knows it, the trained one otherwise.
     noun = tagged(nlp.vocab, ["PERFORMANCE", "Blorfs"], ["NOUN", "NOUN"], ["Number=Sing", "Number=Plur"])
     assert [rules.combine(t, t.text, rules_first=True) for t in noun] == ["performance", "Blorfs"]
-    assert [rules.combine(t, t.text) for t in noun] == ["PERFORMANCE", "Blorfs"]
+    # A known noun in capitals loses them either way ("cased"); an unknown word keeps its form.
+    assert [rules.combine(t, t.text) for t in noun] == ["performance", "Blorfs"]
+
+
+def test_capitals_of_position_and_emphasis_are_not_kept_in_lemmas(nlp):
+    rules = EnglishRules(nlp.vocab)
+    words = ["Close", "the", "Board", "NOW", ",", "Keep", "FREE", "ENRON", "NASA", "II", "Board", "."]
+    pos = ["VERB", "DET", "NOUN", "ADV", "PUNCT", "VERB", "ADJ", "NOUN", "PROPN", "NUM", "NOUN", "PUNCT"]
+    doc = Doc(nlp.vocab, words=words, pos=pos, sent_starts=[True] + [False] * 11)
+    lemmas = [rules.cased(t, t.text) for t in doc]
+    # Verbs always; a known noun, adjective or adverb in capitals, or capitalised first in its
+    # sentence; not "Board" inside a sentence, an unknown word, a proper noun or a numeral.
+    assert lemmas == ["close", "the", "Board", "now", ",", "keep", "free", "ENRON", "NASA", "II", "Board", "."]
+    doc[2].is_sent_start = True
+    assert rules.cased(doc[2], "Board") == "board"
 
 
 def lemmatizer_with_tree(nlp_blank, mode, form="making", lemma="make"):
