@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 
 import numpy
 
-from ..pipeline.labels import CHAIN_SEP, EMPTY, label_to_chain
+from ..pipeline.labels import CHAIN_SEP, chain_of_id
 from ..pipeline.units import Unit
 
 if TYPE_CHECKING:
@@ -300,11 +300,11 @@ def _tree_spans(
     parser: "LabelAttentionParser", unit: "Unit", spans: Optional[numpy.ndarray]
 ) -> Dict[Tuple[int, int], Tuple[str, ...]]:
     """The predicted constituents (word fenceposts -> label chain) in pre-order, as the component
-    stores them (``LabelAttentionParser._tree``): binarization nodes and a root labelled only TOP
+    stores them (``pipeline/parser/component.py: _tree``): binarization nodes and a root labelled only TOP
     are left out."""
     tree: Dict[Tuple[int, int], Tuple[str, ...]] = {}
     for i, j, label in [] if spans is None else spans.tolist():
-        chain = label_to_chain(parser.span_labels[label - 1]) if label != EMPTY else ()
+        chain = chain_of_id(label, parser.span_labels)
         if chain:
             tree[i, j] = chain
     return tree
@@ -324,7 +324,7 @@ def _best_label(
     if chart is None:  # a dependency-only parser has no span classifier
         return ()
     label = int(chart[i, j].argmax())
-    return label_to_chain(parser.span_labels[label - 1]) if label != EMPTY else ()
+    return chain_of_id(label, parser.span_labels)
 
 
 def _ranking(shares: numpy.ndarray) -> numpy.ndarray:

@@ -46,7 +46,7 @@ from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretr
 from ..constraints import check_constraints
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..gold import dependency_target, gold_trees_by_start, tree_target
-from ..labels import EMPTY, ROOT_ONLY, chain_to_label, label_to_chain
+from ..labels import ROOT_ONLY, chain_to_label, label_chains
 from ..units import Unit
 from .adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
 from .constrained import ConstrainedParsing, parse_with_constraints
@@ -382,8 +382,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         docs = list(docs)
         units, parses = predictions
         by_doc = units_by_doc(units)
-        # read once: each span's label id becomes its chain here, thousands of times per batch
-        chains = [()] * (EMPTY + 1) + [label_to_chain(label) for label in self.span_labels]
+        chains = label_chains(self.span_labels)  # each span's label id becomes its chain here
         for doc_index, doc in enumerate(docs):
             rows = by_doc.get(doc_index, [])
             for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist():
@@ -414,8 +413,7 @@ def _tree(
 ) -> Tuple[Span, List[LabelledSpan]]:
     """The tree of one sentence, as its span and labelled spans: the tree of its unit, or the
     trees of its pieces side by side (under a root labelled ``JOINED_ROOT``: a sentence longer
-    than ``max_length``). ``chains[label]`` is the label chain of a model label id (``()`` for
-    ``EMPTY``)."""
+    than ``max_length``). ``chains``: ``labels.label_chains`` of the parser's span labels."""
     start = pieces[0][0].start
     tree = []
     for unit, spans in pieces:
