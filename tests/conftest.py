@@ -6,6 +6,7 @@ fixture. The data are session-scoped and shared, not copied: build on them (``{*
 "n_layers": 0}``), never change them in place.
 """
 import os
+from pathlib import Path
 from typing import Callable, List, Tuple
 
 # Never reach the Hugging Face hub: the transformer tests load the MiniLM stored in a package.
@@ -23,6 +24,24 @@ import spacy_lal  # noqa: E402,F401  (extensions)
 from spacy_lal.extensions import set_frames, set_tree  # noqa: E402
 from spacy_lal.srl import FrameData  # noqa: E402
 from spacy_lal.tree import Tree  # noqa: E402
+
+
+# scripts/test_release.sh tests the installed package: a spacy_lal imported from the checkout
+# would test code no user gets.
+if os.environ.get("SPACY_LAL_INSTALLED") and Path(__file__).resolve().parents[1] in Path(spacy_lal.__file__).resolve().parents:
+    raise pytest.UsageError(f"SPACY_LAL_INSTALLED is set but spacy_lal comes from the checkout: {spacy_lal.__file__}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """SPACY_LAL_STRICT_SKIPS=1 (the release check, hence CI): a skipped test fails, unless it
+    needs a GPU. A missing optional dependency or pipeline must not turn a must into a skip."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("SPACY_LAL_STRICT_SKIPS") and report.skipped and item.get_closest_marker("gpu") is None:
+        if not hasattr(report, "wasxfail"):
+            report.outcome = "failed"
+            report.longrepr = f"skipped under SPACY_LAL_STRICT_SKIPS: {report.longrepr}"
 
 
 @pytest.fixture(scope="session")

@@ -40,21 +40,30 @@ def run(args, cwd=ROOT, timeout=600):
     return done.stdout
 
 
+def cli(*args):
+    """The ``spacy-lal`` console script of this interpreter's environment, as a user runs it."""
+    script = Path(sys.executable).parent / "spacy-lal"
+    return run([str(script), *args])
+
+
 def test_readme_starts_with_the_parse_and_test_commands():
     parse, tests = readme_commands()
-    assert "pip install" in parse and "python -m spacy_lal parse" in parse
-    assert after_install(tests) == ["python -m pytest"]
-    # CI runs the README's test command.
-    assert "python -m pytest" in (ROOT / ".ci" / "run").read_text()
+    assert "pip install" in parse and "./pipelines/en_lal_ewt" in parse and "spacy-lal parse" in parse
+    assert "-e " not in parse  # users install the package, not the checkout
+    assert after_install(tests) == ["bash scripts/test_release.sh"]
+    # CI runs the README's test command, which tests the installed package, slow tests too.
+    assert "bash scripts/test_release.sh" in (ROOT / ".ci" / "run").read_text()
+    release = (ROOT / "scripts" / "test_release.sh").read_text()
+    assert '"$root/tests" -m slow' in release and "SPACY_LAL_INSTALLED=1" in release
 
 
 @pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
 def test_readme_parse_command_prints_tree_dependencies_and_roles():
     parse, _ = readme_commands()
     (step,) = after_install(parse)
-    args = step.split(" ", 4)  # python -m spacy_lal parse "TEXT"
-    assert args[:4] == ["python", "-m", "spacy_lal", "parse"]
-    out = run([sys.executable, "-m", "spacy_lal", "parse", args[4].strip('"')])
+    args = step.split(" ", 2)  # spacy-lal parse "TEXT"
+    assert args[:2] == ["spacy-lal", "parse"]
+    out = cli("parse", args[2].strip('"'))
     assert "tree:\n  (S" in out or "tree:\n  (" in out
     assert "dependencies:" in out and "<- ROOT" in out
     assert "roles:" in out and "[V " in out and "[ARG" in out
@@ -64,10 +73,10 @@ def test_readme_parse_command_prints_tree_dependencies_and_roles():
 def test_readme_trf_command_parses_dogs_bark_as_a_sentence():
     pytest.importorskip("transformers")
     blocks = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf8"), flags=re.S)
-    (command,) = [b for b in blocks if "spacy_lal parse" in b and "--model en_lal_ewt_trf" in b]
+    (command,) = [b for b in blocks if "spacy-lal parse" in b and "--model en_lal_ewt_trf" in b]
     (step,) = after_install(command)
-    assert step == 'python -m spacy_lal parse "Dogs bark." --model en_lal_ewt_trf'
-    out = run([sys.executable, "-m", "spacy_lal", "parse", "Dogs bark.", "--model", "en_lal_ewt_trf"])
+    assert step == 'spacy-lal parse "Dogs bark." --model en_lal_ewt_trf'
+    out = cli("parse", "Dogs bark.", "--model", "en_lal_ewt_trf")
     assert "tree:\n  (S (NP (NNS Dogs)) (VP (VBP bark)) (. .))" in out, out
 
 
