@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, TypeVar
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from spacy.attrs import IDX
 from spacy.tokens import Doc, Span, Token
@@ -40,7 +40,6 @@ from spacy.tokens import Doc, Span, Token
 from .srl import Frame, FrameData, check_frame
 from .tree import UNTAGGED, WHITESPACE_TAG, LabelledSpan, Tree, check_spans
 
-T = TypeVar("T")
 _WHITESPACE = re.compile(r"\s")
 
 TREE_ATTR = "lal_tree"
@@ -161,9 +160,9 @@ def register_extensions() -> None:
         (Span, "children", {"getter": _get_children}),
         (Span, "parent", {"getter": _get_parent}),
         (Span, "constituents", {"getter": _get_constituents}),
-        (Token, "labels", {"getter": _on_token_span(_get_labels)}),
-        (Token, "parse_string", {"getter": _on_token_span(_get_parse_string)}),
-        (Token, "parent", {"getter": _on_token_span(_get_parent)}),
+        (Token, "labels", {"getter": _get_token_labels}),
+        (Token, "parse_string", {"getter": _get_token_parse_string}),
+        (Token, "parent", {"getter": _get_token_parent}),
     ]
     replaced: Dict[str, List[str]] = {}
     for cls, name, spec in registrations:
@@ -294,16 +293,32 @@ def _constituents(region: _Region, span: Span) -> Iterator[Span]:
         yield span.doc[start:end]
 
 
+# The token attributes are those of the token's one-token span. Each is a function of this module,
+# not a closure made at registration: nlp.pipe(n_process=N) under the "spawn" start method pickles
+# every registered extension (spaCy's Underscore.get_state()) to send it to the workers, and
+# pickle finds functions by their qualified name only.
+
+
+def _get_token_labels(token: Token) -> Tuple[str, ...]:
+    """``token._.labels``: ``span._.labels`` of the token's one-token span."""
+    return _get_labels(_token_span(token))
+
+
+def _get_token_parse_string(token: Token) -> str:
+    """``token._.parse_string``: ``span._.parse_string`` of the token's one-token span."""
+    return _get_parse_string(_token_span(token))
+
+
+def _get_token_parent(token: Token) -> Optional[Span]:
+    """``token._.parent``: ``span._.parent`` of the token's one-token span."""
+    return _get_parent(_token_span(token))
+
+
+def _token_span(token: Token) -> Span:
+    return token.doc[token.i : token.i + 1]
+
+
 # -- internals -------------------------------------------------------------------------------
-
-
-def _on_token_span(getter: Callable[[Span], T]) -> Callable[[Token], T]:
-    """The getter of a token attribute that is the attribute of the token's one-token span."""
-
-    def get(token: Token) -> T:
-        return getter(token.doc[token.i : token.i + 1])
-
-    return get
 
 
 class _Region:

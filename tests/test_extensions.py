@@ -396,6 +396,27 @@ def test_pickle(annotated):
     assert_annotated(pickle.loads(pickle.dumps(annotated)))
 
 
+def test_extensions_pickle_for_spawned_processes():
+    # nlp.pipe(n_process=N) under the "spawn" start method pickles every registered extension
+    # (spaCy's Underscore.get_state()); a getter made as a local closure cannot be (issue #50).
+    from spacy.tokens.underscore import Underscore
+
+    import spacy_lal.pipeline.clear  # noqa: F401  (registers ud_dep, ud_head)
+
+    ours = {}
+    for kind, extensions in zip(("token", "span", "doc"), Underscore.get_state()):
+        for name, extension in extensions.items():
+            functions = [fn for fn in extension[1:] if fn is not None]
+            if functions and all(fn.__module__.startswith("spacy_lal.") for fn in functions):
+                ours[f"{kind}._.{name}"] = extension
+    assert sorted(ours) == sorted(
+        [f"doc._.{name}" for name in ("trees", "tree", "srl")]
+        + [f"span._.{name}" for name in ("labels", "parse_string", "children", "parent", "constituents")]
+        + [f"token._.{name}" for name in ("labels", "parse_string", "parent", "ud_dep", "ud_head")])
+    for name, extension in ours.items():
+        assert pickle.loads(pickle.dumps(extension)) == extension, name
+
+
 def test_from_docs_shifts_offsets(annotated, nlp):
     first = make_doc(nlp.vocab, SENT2)
     merged = Doc.from_docs([first, annotated])

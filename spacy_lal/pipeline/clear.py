@@ -13,7 +13,7 @@ spaCy's own parser.
 tested on hand-built trees; it needs no lemmas (the lemmatizer runs after the parser).
 """
 from functools import lru_cache
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.attrs import DEP, HEAD, IDX, ORTH, POS, TAG
 from spacy.tokens import Doc, Span, Token
@@ -457,8 +457,31 @@ def set_clear_dependencies(doc: Doc) -> None:
     use_english_noun_chunks(doc.vocab, doc)
 
 
+class _WordsOnlyNounChunks:
+    """A language's own noun-chunk iterator (its spaCy syntax iterator), but none for a Doc
+    without words. An object, not a closure: the vocab (and so every Doc) holds it, and pickling
+    a Doc, or sending the pipeline to ``nlp.pipe(n_process=N)``'s workers under the "spawn" start
+    method, pickles it; pickle finds functions by their qualified name only."""
+
+    def __init__(self, lang: str, iterator: Callable[[Union[Doc, Span]], Iterator[Tuple[int, int, int]]]) -> None:
+        self.lang = lang
+        self.iterator = iterator
+
+    def __call__(self, doclike: Union[Doc, Span]) -> Iterator[Tuple[int, int, int]]:
+        if not has_no_words(doclike.doc):
+            yield from self.iterator(doclike)
+
+    def __reduce__(self) -> Tuple[Callable[[str], Optional["_WordsOnlyNounChunks"]], Tuple[str]]:
+        # Unpickled as this process's one iterator of the language, the one that
+        # use_english_noun_chunks installs.
+        return _language_noun_chunks, (self.lang,)
+
+    def __repr__(self) -> str:
+        return f"<{self.iterator.__module__}.{self.iterator.__name__}, but none for a Doc without words>"
+
+
 @lru_cache(maxsize=None)
-def _language_noun_chunks(lang: str):
+def _language_noun_chunks(lang: str) -> Optional[_WordsOnlyNounChunks]:
     from spacy.util import get_lang_class
 
     try:
@@ -467,13 +490,7 @@ def _language_noun_chunks(lang: str):
         return None
     if iterator is None:
         return None
-
-    def noun_chunks(doclike: Union[Doc, Span]) -> Iterator[Tuple[int, int, int]]:
-        if not has_no_words(doclike.doc):
-            yield from iterator(doclike)
-
-    noun_chunks.__doc__ = f"{iterator.__module__}.noun_chunks, but none for a Doc without words."
-    return noun_chunks
+    return _WordsOnlyNounChunks(lang, iterator)
 
 
 def use_english_noun_chunks(vocab: Vocab, doc: Optional[Doc] = None) -> None:
