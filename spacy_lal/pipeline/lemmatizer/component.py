@@ -7,6 +7,7 @@ UPOS tags for which the rule lemma comes first where the tables know it (none by
 was measured, docs/components.md). The rules are English: the component refuses other languages' pipelines
 unless ``mode = "trained"``.
 """
+import threading
 from typing import Any, Callable, Iterable, List, Optional
 
 from spacy.language import Language
@@ -19,6 +20,11 @@ from .rules import EnglishRules
 __all__ = ["MODES", "RuleBackedLemmatizer", "make_lal_lemmatizer"]
 
 MODES = ("combined", "trained", "rules")
+
+# Taken only to read the rule tables (once per lemmatizer): threads lemmatizing at once wait for the
+# one reading them instead of each reading the tables. Module-level: a lock on the component would
+# stop it from being pickled.
+_RULES_LOCK = threading.Lock()
 
 
 @Language.factory(
@@ -67,9 +73,13 @@ class RuleBackedLemmatizer(EditTreeLemmatizer):
     @property
     def rules(self) -> EnglishRules:
         """The rules, read on first use (mode "trained" never reads the tables)."""
-        if self._rules is None:
-            self._rules = EnglishRules(self.vocab)
-        return self._rules
+        rules = self._rules
+        if rules is None:
+            with _RULES_LOCK:
+                if self._rules is None:  # or another thread read them while this one waited
+                    self._rules = EnglishRules(self.vocab)
+                rules = self._rules
+        return rules
 
     def predict(self, docs: Iterable[Doc]) -> List[Any]:
         docs = list(docs)

@@ -10,6 +10,7 @@ Prediction (:meth:`ParserAdapter.decode`): CKY for the tree and Eisner / Chu-Liu
 dependencies, or both at once with the joint decoder (``spacy_lal.decode``), then the
 dependency labels on the decoded arcs (the root label on the root arc only).
 """
+import threading
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -27,6 +28,11 @@ from ..arcs import GRAPH_DECODERS, decode_heads, label_arcs, unit_arcs
 from ..torch_bridge import PerUnit
 
 DEPENDENCY_DECODERS = GRAPH_DECODERS + ("joint",)
+
+# Taken only to make an int8 copy (once per parser): threads that decode at once wait for the one
+# making it instead of each copying and quantizing the parser. Module-level: a lock on the adapter
+# would stop it from being deep-copied and pickled (spaCy does both).
+_COPY_LOCK = threading.Lock()
 
 
 @dataclass
@@ -122,9 +128,13 @@ class ParserAdapter(torch.nn.Module):
         return False
 
     def _quantized(self) -> LabelAttentionParserModel:
-        if "int8" not in self._copies:
-            self._copies["int8"] = quantized_copy(self.parser)
-        return self._copies["int8"]
+        copy = self._copies.get("int8")
+        if copy is None:
+            with _COPY_LOCK:
+                copy = self._copies.get("int8")  # made by another thread while this one waited
+                if copy is None:
+                    copy = self._copies["int8"] = quantized_copy(self.parser)
+        return copy
 
     def loss(self, output: ParserOutput, targets: ParserTargets) -> torch.Tensor:
         """Eq. 12 for the batch; the hinge loss's loss-augmented trees come from CKY."""

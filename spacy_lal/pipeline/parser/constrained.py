@@ -7,6 +7,7 @@ are decoded apart from it ("joint" gives dependencies that agree with the constr
 Constraints that cannot hold are dropped with a warning naming them.
 """
 import logging
+import threading
 from contextlib import contextmanager
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
@@ -18,6 +19,20 @@ from ..units import Unit
 
 logger = logging.getLogger("spacy_lal")
 
+CallConstraints = List[Dict[str, List[Tuple[int, int]]]]
+
+# Per thread, per parser (by id, an entry only while a block is open): the spans given to
+# `constrained`. A block constrains the Docs its own thread parses, not those that another thread
+# parses with the same nlp meanwhile. Not on the component: a thread-local cannot be pickled.
+_CALLS = threading.local()
+
+
+def _open_blocks() -> Dict[int, CallConstraints]:
+    blocks = getattr(_CALLS, "blocks", None)
+    if blocks is None:
+        blocks = _CALLS.blocks = {}
+    return blocks
+
 
 class ConstrainedParsing:
     """The constraint settings and context of ``LabelAttentionParser`` (a mixin: it reads the
@@ -27,8 +42,13 @@ class ConstrainedParsing:
     cfg: Dict[str, Any]
 
     def __init__(self) -> None:
-        # Spans given to `constrained` for the Docs parsed inside the block, innermost last.
-        self._call_constraints: List[Dict[str, List[Tuple[int, int]]]] = []
+        pass  # the per-call constraints are per thread (``_CALLS``), not the component's
+
+    @property
+    def _call_constraints(self) -> CallConstraints:
+        """The spans given to ``constrained`` in this thread for the Docs parsed inside its open
+        blocks, innermost last."""
+        return _open_blocks().get(id(self), [])
 
     def set_constraints(
         self, require: Optional[List[str]] = None, no_cross: Optional[List[str]] = None
@@ -49,16 +69,21 @@ class ConstrainedParsing:
     def constrained(self, require: Iterable[Any] = (), no_cross: Iterable[Any] = ()) -> Iterator[None]:
         """Constrain every Doc parsed inside the block with these spans (``(start, end)`` token
         offsets or spaCy Spans), on top of the configured sources (and before them when
-        constraints conflict)::
+        constraints conflict). Only the Docs this thread parses: other threads parsing with the
+        same pipeline meanwhile are not constrained::
 
             with nlp.get_pipe("lal_parser").constrained(require=[(3, 5)]):
                 doc = nlp("...")
         """
-        self._call_constraints.append({"require": as_pairs(require), "no_cross": as_pairs(no_cross)})
+        blocks = _open_blocks()
+        stack = blocks.setdefault(id(self), [])
+        stack.append({"require": as_pairs(require), "no_cross": as_pairs(no_cross)})
         try:
             yield
         finally:
-            self._call_constraints.pop()
+            stack.pop()
+            if not stack:
+                del blocks[id(self)]
 
     def _unit_constraints(self, docs: List[Doc], units: List[Unit]) -> Tuple[Optional[list], Optional[list]]:
         """Per unit, the constraint spans in word positions (None, None without any)."""
