@@ -33,7 +33,9 @@ def test_sentences_keep_their_trees(corpus: Path):
     examples = list(_reader(corpus)(nlp))
     assert [[t.text for t in eg.reference] for eg in examples] == [["Dogs", "bark", "."], ["Cats", "sleep", "."],
                                                                  ["Hi", "."]]
-    assert [len(list(stored_trees(eg.reference))) for eg in examples] == [1, 1, 0]
+    # Each sentence Doc has its own tree (the root S added to the spans set), from its first token.
+    tree = (0, 3, [(0, 3, ("S",)), (0, 1, ("NP",)), (1, 2, ("VP",))])
+    assert [list(stored_trees(eg.reference)) for eg in examples] == [[tree], [tree], []]
 
 
 @pytest.mark.parametrize("cache", [True, False])
@@ -78,17 +80,23 @@ def _silver_docs_read(corpus: Path, silver: Path, fraction: float):
     return list(reader(spacy.blank("en")))
 
 
+# The silver Docs in the order MixedCorpus takes them: the shards sorted by name (shard-00000 holds
+# s4..s7, shard-00001 s0..s3), then shuffled with seed 0: random.Random(0).shuffle of eight
+# items puts them in the order [4, 1, 5, 2, 0, 3, 7, 6].
+SILVER_ORDER = ["s0", "s5", "s1", "s6", "s4", "s7", "s3", "s2"]
+
+
 @pytest.mark.parametrize("fraction, n_silver_docs", [(0.0, 0), (0.25, 2), (0.5, 4), (1.0, 8)])
 def test_mixed_corpus_takes_a_share_of_the_silver_docs(corpus: Path, tmp_path: Path, fraction, n_silver_docs):
     silver = _silver_shards(tmp_path / "silver")
     examples = _silver_docs_read(corpus, silver, fraction)
     gold = [eg for eg in examples if not eg.reference[0].text.startswith("s")]
     silver_words = [eg.reference[0].text for eg in examples if eg.reference[0].text.startswith("s")]
-    assert len(gold) == 3  # the gold corpus's three sentences
-    # whole Docs (each gives its two sentences), in one fixed order: a smaller share is a prefix
-    everything = [eg.reference[0].text for eg in _silver_docs_read(corpus, silver, 1.0)][3:]
-    assert silver_words == everything[: 2 * n_silver_docs]
-    assert sorted(set(everything)) == [f"s{k}" for k in range(8)]
+    assert [eg.reference.text for eg in gold] == ["Dogs bark . ", "Cats sleep . ", "Hi . "]  # the gold, first
+    # Whole Docs (each gives its two sentences, "ran" then "sat"), 12 words each: a share of 48
+    # words takes the first 12 * fraction of them in the fixed order.
+    assert silver_words == [word for word in SILVER_ORDER[:n_silver_docs] for _ in range(2)]
+    assert [eg.reference[1].text for eg in examples[3:]] == ["ran", "sat"] * n_silver_docs
     # the silver trees come along (the first sentence of each silver Doc has one, the second none)
     with_trees = [eg.reference[1].text for eg in examples if list(stored_trees(eg.reference))]
     assert with_trees.count("ran") == n_silver_docs and "sat" not in with_trees
@@ -108,6 +116,18 @@ def test_fixed_share_counts_words_and_mixes_the_sources():
     assert fixed_share(docs, 0.0) == [] and len(fixed_share(docs, 1.0)) == len(docs)
     with pytest.raises(ValueError, match="between 0 and 1"):
         fixed_share(docs, 1.5)
+
+
+def test_fixed_share_takes_whole_items_in_the_seeded_order():
+    # Items of 1, 2, 3, 4 and 10 words (20 in all); random.Random(0).shuffle of five items gives
+    # the order [2, 1, 0, 4, 3]: 3, 2, 1, 10 and 4 words.
+    items = [["w"] * n for n in (1, 2, 3, 4, 10)]
+    assert fixed_share(items, 0.05) == [items[2]]  # 1 word wanted: the first item reaches it
+    assert fixed_share(items, 0.25) == [items[2], items[1]]  # 5 words: 3 + 2
+    assert fixed_share(items, 0.3) == [items[2], items[1], items[0]]  # 6 words: 3 + 2 + 1
+    assert fixed_share(items, 0.5) == [items[2], items[1], items[0], items[4]]  # 10 words: past it, 16
+    assert fixed_share(items, 1.0) == [items[2], items[1], items[0], items[4], items[3]]
+    assert fixed_share(["a", "bcd", "ef"], 0.5, length=len) == ["a", "ef"]  # order [0, 2, 1]: 1 + 2 of 6
 
 
 def test_mixed_corpus_repeats_the_gold(corpus: Path, tmp_path: Path):

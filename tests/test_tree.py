@@ -38,7 +38,24 @@ ROUND_TRIPS = [
 def test_round_trip(text, canonical):
     tree = Tree.from_string(text)
     assert tree.to_string() == canonical
-    assert Tree.from_string(canonical) == tree
+    assert Tree.from_string(canonical).to_string() == canonical  # the canonical form reads back as itself
+
+
+def test_from_string_builds_the_tree_by_hand():
+    """What the reader builds, against trees built with the constructor (not read)."""
+    he_left = Tree("", [Tree("S", [Tree("NP-SBJ", [Tree("PRP", word="He")]), Tree("VP", [Tree("VBD", word="left")]),
+                                   Tree(".", word=".")])])
+    assert Tree.from_string("( (S (NP-SBJ (PRP He)) (VP (VBD left)) (. .)) )") == he_left
+    dog = Tree("", [Tree("S", [Tree("NP", [Tree("DT", word="The"), Tree("NN", word="dog")]),
+                               Tree("VP", [Tree("VBZ", word="barks")])])])
+    assert Tree.from_string("\n( (S\n    (NP (DT The)\n        (NN dog))\n    (VP (VBZ barks)) )\n)\n") == dog
+    assert Tree.from_string("(S(NP(NN x))(VP(VB y)))") == Tree(
+        "S", [Tree("NP", [Tree("NN", word="x")]), Tree("VP", [Tree("VB", word="y")])]
+    )
+    brackets = Tree("NP", [Tree("-LRB-", word="("), Tree("NN", word="x"), Tree("-RRB-", word=")"),
+                           Tree("NFP", word=":)")])
+    assert Tree.from_string("(NP (-LRB- -LRB-) (NN x) (-RRB- -RRB-) (NFP :-RRB-))") == brackets
+    assert Tree.from_string("(S (NN x))") != Tree("S", [Tree("NN", word="y")])
 
 
 def test_escaped_brackets_unescape_words_but_keep_tags():
@@ -177,10 +194,10 @@ def test_deep_unary_chain():
     text = "(S " * DEPTH + "(NN x)" + ")" * DEPTH
     tree = Tree.from_string(text)
     assert tree.to_string() == text
-    assert tree.normalize() == tree
+    assert tree.normalize().to_string() == text
     spans = tree.to_spans()
     assert spans == [(0, 1, ("S",) * DEPTH)]
-    assert Tree.from_spans(["x"], ["NN"], spans) == tree
+    assert Tree.from_spans(["x"], ["NN"], spans).to_string() == text
 
 
 def test_deep_right_branching_tree():
@@ -190,7 +207,9 @@ def test_deep_right_branching_tree():
     assert len(tree) == DEPTH + 1
     spans = tree.to_spans()
     assert spans == [(i, DEPTH + 1, ("X",)) for i in range(DEPTH)]
-    assert Tree.from_spans(tree.words(), tree.tags(), spans) == tree
+    words, tags = [f"a{i}" for i in range(DEPTH)] + ["z"], ["A"] * (DEPTH + 1)
+    assert tree.words() == words and tree.tags() == tags
+    assert Tree.from_spans(words, tags, spans).to_string() == text
 
 
 def test_read_trees_reads_many_multiline_trees_from_text_and_files(tmp_path):
@@ -282,4 +301,4 @@ def test_without_whitespace_drops_sp_leaves_and_emptied_constituents():
     assert tree.without_whitespace().to_string() == "(S (NP (NN Hello)) (NP (NN World)) (. .))"
     only = Tree.from_string("(_SP _)")
     assert only.without_whitespace() is only  # nothing but whitespace: kept as it is
-    assert tree.without_whitespace().without_whitespace().to_string() == tree.without_whitespace().to_string()
+    assert tree.without_whitespace().without_whitespace().to_string() == "(S (NP (NN Hello)) (NP (NN World)) (. .))"

@@ -52,6 +52,14 @@ SAMPLE = """# newdoc id = d1
 """
 
 
+# What the reader keeps of SAMPLE beside the words: ids and the multi-word tokens (word offsets).
+SAMPLE_USER_DATA = [
+    {"doc_id": "d1", "sent_id": "d1-1", "multiword_tokens": ((1, 3, "cannot"), (5, 7, "it's"), (7, 9, "Bush's"))},
+    {"doc_id": "d1", "sent_id": "d1-2", "multiword_tokens": ((0, 2, "Vámonos"), (2, 4, "al"))},
+    {"doc_id": "d1", "sent_id": "d1-3", "multiword_tokens": ()},
+]
+
+
 @pytest.fixture(scope="module")
 def vocab():
     return spacy.blank("en").vocab
@@ -103,7 +111,11 @@ def test_round_trip_is_identical(sample, vocab, tmp_path):
     # Range lines, forms, SpaceAfter and # text (spelled by the surface forms: "Vámonos al mar").
     assert token_lines(out) == token_lines(SAMPLE)
     again = list(read_conllu(tmp_path / "out.conllu", vocab))
-    assert [d.user_data for d in again] == [d.user_data for d in docs]
+    assert [d.user_data for d in docs] == [d.user_data for d in again] == SAMPLE_USER_DATA
+    assert [[t.text for t in d] for d in again] == [[t.text for t in d] for d in docs] == [
+        ["We", "can", "not", "go", ",", "it", "'s", "Bush", "'s", "."], ["Vamos", "nos", "a", "el", "mar"],
+        ["No", "ranges", "here", "."],
+    ]
 
 
 def test_words_only(sample, vocab, tmp_path):
@@ -149,8 +161,9 @@ def test_stored_ranges_that_no_longer_fit_are_left_out(vocab):
 def test_ranges_survive_docbin(sample, vocab):
     docs = list(read_conllu(sample, vocab))
     again = list(DocBin(docs=docs, store_user_data=True).get_docs(vocab))
-    assert [d.user_data for d in again] == [d.user_data for d in docs]
-    assert to_text(again, "conllu") == to_text(docs, "conllu")
+    assert [d.user_data for d in again] == SAMPLE_USER_DATA
+    # Written from the DocBin's Docs: SAMPLE's lines (range lines, forms, SpaceAfter, # text).
+    assert token_lines(to_text(again, "conllu")) == token_lines(SAMPLE)
 
 
 def test_range_beyond_the_sentence_is_an_error(tmp_path, vocab):

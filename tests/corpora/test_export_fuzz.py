@@ -126,6 +126,46 @@ def test_conll05_props_read_back(odd_docs: List[Doc], tmp_path: Path) -> None:
     assert sum(len(frame_rows) for frame_rows in written) == sum(len(w) for w in words)
 
 
+# The CoNLL-U of some of the odd documents, by hand: per document, its sentences' ids and # text,
+# and per word its FORM and MISC (the spacing). The other columns are the pipeline's predictions,
+# taken from the Doc (:func:`conllu_word_line`), whatever they are.
+CONLLU_BY_HAND = {
+    10: [("odd-10", "Hello world.", [("Hello", "_"), ("world", "SpaceAfter=No"), (".", "SpacesAfter=\\s\\s")])],
+    11: [("odd-11", "Hi.", [("Hi", "SpaceAfter=No"), (".", "SpacesAfter=\\t")])],
+    12: [("odd-12", "Dogs bark.", [("Dogs", "_"), ("bark", "SpaceAfter=No"), (".", "SpacesAfter=\\r")])],
+    13: [("odd-13", "Cats meow.",
+          [("Cats", "SpacesAfter=\\u3000"), ("meow", "SpaceAfter=No"), (".", "SpacesAfter=\\u3000")])],
+    14: [("odd-14-1", "First.", [("First", "SpaceAfter=No"), (".", "SpacesAfter=\\n\\n\\n")]),
+         ("odd-14-2", "Second.", [("Second", "SpaceAfter=No"), (".", "SpacesAfter=\\t\\t")])],
+    15: [("odd-15", "Leading tab.", [("Leading", "SpacesBefore=\\t"), ("tab", "SpaceAfter=No"), (".", "_")])],
+    35: [("odd-35", "|pipe| back\\slash # hash = sign",
+          [("|pipe|", "_"), ("back\\slash", "_"), ("#", "_"), ("hash", "_"), ("=", "_"), ("sign", "_")])],
+}
+
+
+def conllu_word_line(number: int, form: str, misc: str, token, words) -> str:
+    """A word's line: ID, FORM and MISC as given, the predictions from the token (HEAD: the
+    head's number among the sentence's words, 0 for the root; the shipped pipeline's scheme is
+    UD, so ``token.head`` is the UD head)."""
+    head = 0 if token.head == token else words.index(token.head) + 1
+    columns = [str(number), form, token.lemma_ or "_", token.pos_ or "_", token.tag_ or "_",
+               str(token.morph) or "_", str(head), token.dep_, "_", misc]
+    return "\t".join(columns) + "\n"
+
+
+def conllu_by_hand(k: int, doc: Doc) -> str:
+    out = [f"# newdoc id = odd-{k}\n"]
+    sents = list(doc.sents)
+    assert len(sents) == len(CONLLU_BY_HAND[k]), [s.text for s in sents]
+    for sent, (sent_id, text, rows) in zip(sents, CONLLU_BY_HAND[k]):
+        words = [t for t in sent if not t.is_space]
+        assert [t.text for t in words] == [form for form, _ in rows]
+        out.append(f"# sent_id = {sent_id}\n# text = {text}\n")
+        out.extend(conllu_word_line(n, form, misc, t, words) for n, ((form, misc), t) in enumerate(zip(rows, words), 1))
+        out.append("\n")
+    return "".join(out)
+
+
 @pytest.mark.parametrize("fmt", ["ptb", "conllu", "conll05", "jsonl"])
 def test_parse_corpus_formats_every_odd_document(odd_docs: List[Doc], fmt: str) -> None:
     """parse-corpus formats a batch where it was parsed: no odd document fails there."""
@@ -139,6 +179,31 @@ def test_parse_corpus_formats_every_odd_document(odd_docs: List[Doc], fmt: str) 
         assert sum(counts) == sum(1 for doc in odd_docs for _ in export.word_sentences(doc))
     if fmt == "jsonl":
         assert len(payload["data"].splitlines()) == len(odd_docs)
+    if fmt == "conllu":
+        data = payload["data"]
+        assert set(payload) == {"data"} and data.endswith("\n\n")
+        # Every document with a word opens with "# newdoc id = <its id>", the others write
+        # nothing; its sentences with words are numbered <id>-1, <id>-2, ... (one: <id>).
+        comments = []
+        for k, doc in enumerate(odd_docs):
+            n = sum(1 for sent in doc.sents if any(not t.is_space for t in sent))
+            if n:
+                comments.append(f"# newdoc id = odd-{k}")
+                comments.extend(f"# sent_id = odd-{k}" + (f"-{j}" if n > 1 else "") for j in range(1, n + 1))
+        assert [line for line in data.splitlines() if line.startswith(("# newdoc", "# sent_id"))] == comments
+        # Each sentence: its two comments, then one line of ten columns per word (a range line too).
+        for block in data[:-2].split("\n\n"):
+            lines = [line for line in block.split("\n") if not line.startswith("# newdoc")]
+            assert lines[0].startswith("# sent_id = ") and lines[1].startswith("# text = ")
+            assert lines[2:] and all(len(line.split("\t")) == 10 for line in lines[2:]), block
+        # The documents written by hand, line for line.
+        by_doc = {}
+        for block in data[:-2].split("\n\n"):
+            if block.startswith("# newdoc id = "):
+                current = block.split("\n", 1)[0][len("# newdoc id = "):]
+            by_doc[current] = by_doc.get(current, "") + block + "\n\n"
+        for k in CONLLU_BY_HAND:
+            assert by_doc[f"odd-{k}"] == conllu_by_hand(k, odd_docs[k])
 
 
 def test_whitespace_only_sentences_are_written_nowhere(tmp_path: Path) -> None:

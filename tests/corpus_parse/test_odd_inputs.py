@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 import spacy
+from spacy.tokens import DocBin
 
 from spacy_lal.corpus_parse.inputs import CorpusFormatError, find_sources
 from spacy_lal.corpus_parse.outputs import ID_KEY, format_docs
@@ -41,6 +42,32 @@ def test_whole_file_not_utf8(tmp_path: Path) -> None:
         records(tmp_path / "docs")
 
 
+# What each format gives for the four documents below: three of whitespace alone, one with a
+# sentence ("Dogs bark.") and trailing spaces (a whitespace token, a sentence of its own for the
+# sentencizer). A blank pipeline: no tags, trees or dependencies.
+WHITESPACE_PAYLOADS = {
+    "ptb": {"data": "(S (XX Dogs) (XX bark) (XX .))\n", "ids": "doc-0\t0\ndoc-1\t0\ndoc-2\t1\ndoc-3\t0\n"},
+    "conll05": {"data": "-\n-\n-\n\n", "ids": "doc-0\t0\ndoc-1\t0\ndoc-2\t1\ndoc-3\t0\n"},
+    "conllu": {"data": "# newdoc id = doc-2\n# sent_id = doc-2\n# text = Dogs bark.\n"
+                       "1\tDogs\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                       "2\tbark\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n"
+                       "3\t.\t_\t_\t_\t_\t_\t_\t_\t_\n\n"},
+    "jsonl": {"data": (
+        '{"id": "doc-0", "meta": {}, "text": "  ", "sentences": [{"start": 0, "end": 1, "tree": null}], '
+        '"tokens": [{"i": 0, "text": "  ", "tag": "", "head": 0, "dep": ""}], "frames": []}\n'
+        '{"id": "doc-1", "meta": {}, "text": "\\t", "sentences": [{"start": 0, "end": 1, "tree": null}], '
+        '"tokens": [{"i": 0, "text": "\\t", "tag": "", "head": 0, "dep": ""}], "frames": []}\n'
+        '{"id": "doc-2", "meta": {}, "text": "Dogs bark.  ", "sentences": [{"start": 0, "end": 3, "tree": null}, '
+        '{"start": 3, "end": 4, "tree": null}], "tokens": [{"i": 0, "text": "Dogs", "tag": "", "head": 0, "dep": ""}, '
+        '{"i": 1, "text": "bark", "tag": "", "head": 1, "dep": ""}, '
+        '{"i": 2, "text": ".", "tag": "", "head": 2, "dep": ""}, '
+        '{"i": 3, "text": " ", "tag": "", "head": 3, "dep": ""}], "frames": []}\n'
+        '{"id": "doc-3", "meta": {}, "text": "\u3000", "sentences": [{"start": 0, "end": 1, "tree": null}], '
+        '"tokens": [{"i": 0, "text": "\u3000", "tag": "", "head": 0, "dep": ""}], "frames": []}\n'
+    )},
+}
+
+
 @pytest.mark.parametrize("fmt", ["ptb", "conllu", "conll05", "jsonl", "spacy"])
 def test_whitespace_documents_are_formatted(fmt: str) -> None:
     nlp = spacy.blank("en")
@@ -49,7 +76,17 @@ def test_whitespace_documents_are_formatted(fmt: str) -> None:
     for k, doc in enumerate(docs):
         doc.user_data[ID_KEY] = f"doc-{k}"
     payload = format_docs(docs, fmt)
-    if "ids" in payload:
-        assert payload["ids"] == "doc-0\t0\ndoc-1\t0\ndoc-2\t1\ndoc-3\t0\n"
-    if fmt == "conllu":
-        assert payload["data"].startswith("# newdoc id = doc-2\n# sent_id = doc-2\n# text = Dogs bark.\n")
+    if fmt != "spacy":
+        assert payload == WHITESPACE_PAYLOADS[fmt]
+        return
+    # The DocBin: every Doc as it was, its id in user_data, no annotation but the sentences.
+    assert set(payload) == {"data"}
+    back = list(DocBin().from_bytes(payload["data"]).get_docs(spacy.blank("en").vocab))
+    assert [[t.text for t in doc] for doc in back] == [["  "], ["\t"], ["Dogs", "bark", ".", " "], ["\u3000"]]
+    assert [[t.whitespace_ for t in doc] for doc in back] == [[""], [""], [" ", "", " ", ""], [""]]
+    assert [doc.text for doc in back] == ["  ", "\t", "Dogs bark.  ", "\u3000"]
+    assert [doc.user_data for doc in back] == [{"id": f"doc-{k}"} for k in range(4)]
+    assert [[t.is_sent_start for t in doc] for doc in back] == [[True], [True], [True, False, False, True], [True]]
+    for doc in back:
+        assert not any(doc.has_annotation(attr) for attr in ("TAG", "POS", "MORPH", "LEMMA", "DEP", "ENT_IOB"))
+        assert doc._.trees == [] and doc._.srl == []

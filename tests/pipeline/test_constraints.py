@@ -17,11 +17,7 @@ from spacy_lal.pretrained import shipped_pipelines
 
 TEXT = "The old man saw the boy with the telescope in New York City yesterday."
 CITY = (10, 12)  # "New York"
-# "Bank of America" without its determiner: the shipped parser makes "the Bank" an NP with the
-# PP "of America" attached to it, so the entity is not a constituent unconstrained.
 BANK_TEXT = "She works for the Bank of America in Charlotte."
-BANK = (4, 7)
-BOY = (4, 9)  # "the boy with the telescope": neither
 
 
 def crosses(a, b) -> bool:
@@ -31,6 +27,25 @@ def crosses(a, b) -> bool:
 def constituents(doc):
     """(start, end) of every labelled constituent of the Doc's trees, in Doc offsets."""
     return [(c.start, c.end) for sent in doc.sents for c in [sent, *sent._.constituents] if c._.labels]
+
+
+def conflicting_spans(doc, avoid=()):
+    """Spans of the first sentence of a parsed Doc that its parse does not have, found from that
+    parse (whatever the parser made of the sentence), shortest and leftmost first, each with a
+    labelled constituent of the parse it crosses (None if it crosses none: a span of several
+    words that is no constituent, as every one is under a flat tree). None crosses a span of
+    ``avoid`` or is one. Those crossing a constituent come first: a constraint on one of them
+    must change that bracket."""
+    sent = next(doc.sents)
+    have = constituents(doc)
+    found = []
+    for length in range(2, len(sent)):
+        for start in range(sent.start, sent.end - length + 1):
+            span = (start, start + length)
+            if span in have or span in avoid or any(crosses(span, a) for a in avoid):
+                continue
+            found.append((span, next((c for c in have if crosses(span, c)), None)))
+    return sorted(found, key=lambda pair: pair[1] is None)
 
 
 # ----------------------------------------------------------------------------- the unit mapping
@@ -94,9 +109,9 @@ def with_city(nlp):
     return doc
 
 
-def with_bank(nlp):
-    doc = nlp.make_doc(BANK_TEXT)
-    doc.ents = [Span(doc, *BANK, label="ORG")]
+def with_ents(nlp, text, spans, label="ORG"):
+    doc = nlp.make_doc(text)
+    doc.ents = [Span(doc, start, end, label=label) for start, end in spans]
     return doc
 
 
@@ -111,34 +126,57 @@ def assert_heads_follow_the_tree(doc):
 @shipped
 @pytest.mark.parametrize("decoder", ["joint", "eisner"])
 def test_ents_become_constituents(nlp, decoder):
+    """An entity the unconstrained parse does not have as a constituent (chosen from that parse:
+    one crossing one of its brackets; under a flat tree, any span of several words) is a
+    labelled constituent once ``require = ["ents"]``, and the bracket it crossed is gone."""
     parser = nlp.get_pipe("lal_parser")
     parser.set_decoder(decoder)
     try:
-        plain = nlp(with_bank(nlp))
+        plain = nlp(with_ents(nlp, BANK_TEXT, []))
+        (ent, crossed), *_ = conflicting_spans(plain)
         with pytest.raises(NotAConstituentError):
-            plain[BANK[0] : BANK[1]]._.labels  # so the constraint has something to change
+            plain[ent[0] : ent[1]]._.labels
+        unconstrained = nlp(with_ents(nlp, BANK_TEXT, [ent]))  # the setting is off: ents change nothing
         parser.set_constraints(require=["ents"])
-        doc = nlp(with_bank(nlp))
+        doc = nlp(with_ents(nlp, BANK_TEXT, [ent]))
     finally:
         parser.set_constraints(require=[], no_cross=[])
         parser.set_decoder("joint")
-    for ent in doc.ents:
-        assert ent._.labels  # a labelled constituent
+    assert constituents(unconstrained) == constituents(plain)
+    assert [(e.start, e.end) for e in doc.ents] == [ent]
+    assert doc[ent[0] : ent[1]]._.labels  # a labelled constituent
+    have = constituents(doc)
+    assert crossed not in have and not any(crosses(ent, c) for c in have)  # crossed None: flat
     if decoder == "joint":
         assert_heads_follow_the_tree(doc)
 
 
 @shipped
 def test_no_cross_and_per_call_constraints(nlp, caplog):
+    """Constraints chosen against the unconstrained parse (whatever it is): a no_cross span
+    crossing one of its brackets removes that bracket; two required spans it lacks become
+    labelled constituents; a per-call span crossing a configured one wins."""
     parser = nlp.get_pipe("lal_parser")
-    assert BOY not in constituents(nlp(TEXT))
-    with parser.constrained(no_cross=[BOY]):
+    plain = nlp(TEXT)
+    (forbidden, crossed), *_ = conflicting_spans(plain)
+    # no_cross can only remove brackets: a parse with none under its root (no sensible parse of
+    # this sentence) would leave it nothing to do.
+    assert crossed is not None, plain._.tree
+    with parser.constrained(no_cross=[forbidden]):
         doc = nlp(TEXT)
-    assert not any(crosses(BOY, c) for c in constituents(doc))
-    doc = spacy_lal.parse_with_constraints(nlp, TEXT, require=[BOY, CITY])
-    assert BOY in constituents(doc) and CITY in constituents(doc)
-    assert_heads_follow_the_tree(doc)
     assert parser._call_constraints == []  # the block is over
+    have = constituents(doc)
+    assert crossed not in have and not any(crosses(forbidden, c) for c in have)
+    assert constituents(nlp(TEXT)) == constituents(plain)  # the block's constraint is gone with it
+    # Two spans the unconstrained parse lacks, not crossing each other, both required.
+    (other, _), *_ = conflicting_spans(plain, avoid=[forbidden])
+    assert other != forbidden and not crosses(other, forbidden) and other not in constituents(plain)
+    doc = spacy_lal.parse_with_constraints(nlp, TEXT, require=[forbidden, other])
+    have = constituents(doc)
+    assert forbidden in have and other in have and crossed not in have
+    assert doc[forbidden[0] : forbidden[1]]._.labels and doc[other[0] : other[1]]._.labels
+    assert_heads_follow_the_tree(doc)
+    assert parser._call_constraints == []
     # Crossing spans: the per-call one wins, the configured one is dropped and named.
     parser.set_constraints(require=["ents"])
     try:
@@ -147,7 +185,7 @@ def test_no_cross_and_per_call_constraints(nlp, caplog):
     finally:
         parser.set_constraints(require=[])
     assert "require (10, 12) 'New York' in Doc 0: crosses the kept span (9, 11) 'in New'" in caplog.text
-    assert doc[9:11]._.labels
+    assert doc[9:11]._.labels and CITY not in constituents(doc)
     with pytest.raises(ValueError, match="not a constituency lal_parser"):
         spacy_lal.parse_with_constraints(nlp, TEXT, component="tagger")
 
