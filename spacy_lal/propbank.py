@@ -8,6 +8,8 @@ The inventory is the package data ``data/propbank_frames.json.gz``: PropBank 3.4
     'loaner'
     >>> [r.id for r in rolesets("pick_up")]
     ['pick_up.04', 'pick_up.05', 'pick_up.06', 'pick_up.11']
+    >>> frame_lemma("pick_up.04"), frame_lemma("like.01")
+    ('pick', 'liken')
 
 Role labels are those of the data (``ARG0``, ``ARG1-DSP``, ``ARGM-TMP``, ``C-ARG1``, ``R-ARG0``):
 :func:`numbered_role` and :func:`role_description` read them.
@@ -19,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 
-from .corpora.propbank_frames import Inventory, read_inventory
+from .corpora.propbank_frames import Inventory, read_inventory, roleset_lemma
 
 INVENTORY_PATH = Path(__file__).parent / "data" / "propbank_frames.json.gz"
 
@@ -56,15 +58,24 @@ _NUMBERED = re.compile(r"^ARG([0-6A])(?:-|$)")
 class Roleset(NamedTuple):
     """One PropBank roleset: ``id`` ("borrow.01"), ``name`` ("get temporarily") and ``roles``:
     the description of each role it defines, keyed as the frame files number them ("0"-"6", "a")
-    or, for a modifier role listed there, "m-TAG" ("m-LOC")."""
+    or, for a modifier role listed there, "m-TAG" ("m-LOC"); ``frame_file``: the name (without
+    ".xml") of the frame file defining it, empty when it is the id's lemma."""
 
     id: str
     name: str
     roles: Mapping[str, str]
+    frame_file: str = ""
 
     @property
     def lemma(self) -> str:
-        return self.id.rpartition(".")[0] or self.id
+        return roleset_lemma(self.id)
+
+    @property
+    def frame_lemma(self) -> str:
+        """The lemma PropBank's annotation writes for this roleset's predicates: its frame file's
+        name ("pick" for pick_up.04, "liken" for like.01, "better" for good.02; see
+        :func:`frame_lemma`)."""
+        return self.frame_file or self.lemma
 
     def defines(self, label: str) -> bool:
         """Whether a role ``label`` is allowed by this roleset: numbered roles (and their C-/R-
@@ -105,7 +116,9 @@ def _inventory() -> Tuple[Dict[str, Tuple[Roleset, ...]], Dict[str, Roleset]]:
     """(lemma -> its rolesets in the frame files' order, id -> roleset), read once."""
     data: Inventory = read_inventory(INVENTORY_PATH)
     by_lemma = {
-        lemma: tuple(Roleset(rid, entry["name"], entry["roles"]) for rid, entry in rolesets.items())
+        lemma: tuple(
+            Roleset(rid, entry["name"], entry["roles"], entry.get("file", "")) for rid, entry in rolesets.items()
+        )
         for lemma, rolesets in data.items()
     }
     by_id = {r.id: r for rolesets in by_lemma.values() for r in rolesets}
@@ -128,3 +141,33 @@ def roleset(roleset_id: Optional[str]) -> Optional[Roleset]:
 def has_lemma(lemma: str) -> bool:
     """Whether PropBank has rolesets for ``lemma``."""
     return lemma in _inventory()[0]
+
+
+# Rolesets EWT's PropBank annotation uses that 3.4's frame files no longer define, whose frame file
+# (the skeletons' lemma column) is not their id's lemma: the labeller can learn these senses from
+# EWT train (4 + 2 propositions there), and srl-eval.pl would drop them under the id's lemma.
+_RETIRED_FRAME_FILES: Mapping[str, str] = {"deep.02": "deepen", "hanging.07": "hang"}
+
+
+def frame_lemma(roleset_id: str) -> str:
+    """The predicate lemma PropBank's annotation gives a predicate of sense ``roleset_id``: the
+    first column of CoNLL-2005 props, column 7 of the EWT skeletons, the lemma ``srl-eval.pl``
+    pairs propositions by. It is the name of the frame file defining the roleset, not the id's
+    lemma: "pick" for pick_up.04 (phrasal rolesets sit in their verb's file), "liken" for like.01,
+    "better" for good.02, "madden" for mad.04. An id PropBank 3.4 lacks (have.LV, a roleset of an
+    older release) gives its lemma less any particle, for the same reason: pass_away.16 -> "pass";
+    but for the two such ids of EWT whose old frame file was named otherwise (deep.02, hanging.07).
+    """
+    found = roleset(roleset_id)
+    if found is not None:
+        return found.frame_lemma
+    if roleset_id in _RETIRED_FRAME_FILES:
+        return _RETIRED_FRAME_FILES[roleset_id]
+    return roleset_lemma(roleset_id).split("_", 1)[0] or roleset_id
+
+
+def is_auxiliary(roleset_id: Optional[str]) -> bool:
+    """Whether ``roleset_id`` is an auxiliary or modal roleset (be.03 "auxiliary", have.02
+    "modal", go.04 "modal / future", ...), as its frame file names it."""
+    found = roleset(roleset_id)
+    return found is not None and found.name.startswith(("auxiliary", "modal"))

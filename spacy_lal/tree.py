@@ -318,17 +318,46 @@ def read_trees(
 
     Raises TreeFormatError, naming the file and 1-based line, on malformed input.
     """
-    if isinstance(path_or_text, str) and path_or_text.lstrip()[:1] in ("(", ""):
-        return _parse(path_or_text, "<string>", tagged)
-    text = Path(path_or_text).read_text(encoding=encoding)
-    return _parse(text, os.fspath(path_or_text), tagged)
+    text, source = _text_and_source(path_or_text, encoding)  # read now: a missing file raises here
+    return _parse(text, source, tagged)
+
+
+def read_trees_with_lines(
+    path_or_text: Union[str, os.PathLike], *, tagged: bool = True, encoding: str = "utf-8"
+) -> Iterator[Tuple[int, Tree]]:
+    """:func:`read_trees`, each tree with the 1-based line its first bracket is on, so that a
+    scorer pairing the trees of two files can say where a pair is."""
+    text, source = _text_and_source(path_or_text, encoding)
+    return _with_lines(text, _parse_located(text, source, tagged))
 
 
 # -- internals -------------------------------------------------------------------------------
 
 
+def _text_and_source(path_or_text: Union[str, os.PathLike], encoding: str) -> Tuple[str, str]:
+    """The text to parse and the name its errors give (see :func:`read_trees`)."""
+    if isinstance(path_or_text, str) and path_or_text.lstrip()[:1] in ("(", ""):
+        return path_or_text, "<string>"
+    return Path(path_or_text).read_text(encoding=encoding), os.fspath(path_or_text)
+
+
+def _with_lines(text: str, located: Iterator[Tuple[int, Tree]]) -> Iterator[Tuple[int, Tree]]:
+    line, counted = 1, 0
+    for position, tree in located:
+        # Lines counted from the previous tree on: one pass over the text, not one per tree.
+        line += text.count("\n", counted, position)
+        counted = position
+        yield line, tree
+
+
 def _parse(text: str, source: str, tagged: bool, single: bool = False) -> Iterator[Tree]:
     """Tokenize and parse bracketed trees with an explicit stack (no recursion)."""
+    for _, tree in _parse_located(text, source, tagged, single):
+        yield tree
+
+
+def _parse_located(text: str, source: str, tagged: bool, single: bool = False) -> Iterator[Tuple[int, Tree]]:
+    """:func:`_parse`, each tree with the position of its first bracket in ``text``."""
 
     def error(position: int, expected: str, found: str) -> TreeFormatError:
         return TreeFormatError(source, _line_of(text, position), expected, found)
@@ -342,6 +371,7 @@ def _parse(text: str, source: str, tagged: bool, single: bool = False) -> Iterat
             raise error(position, "end of input after the tree", repr(match.group()))
         if kind == _PRETERMINAL:
             tag, word = match.group(1, 2)
+            start = position  # a tree that is one preterminal starts at its own bracket
             leaf = Tree(tag, word=unescape_word(word))
             node = leaf if tagged else Tree(tag, [Tree(UNTAGGED, word=leaf.word)])
         elif kind == _OPEN:
@@ -372,7 +402,7 @@ def _parse(text: str, source: str, tagged: bool, single: bool = False) -> Iterat
         else:  # ")"
             if not stack:
                 raise error(position, "'(' (unbalanced brackets)", "')'")
-            label, children, _ = stack.pop()
+            label, children, start = stack.pop()
             if not children:
                 expected = f"a word or '(' after '({label}'" if label else "a label after '('"
                 raise error(position, expected, "')'")
@@ -381,7 +411,7 @@ def _parse(text: str, source: str, tagged: bool, single: bool = False) -> Iterat
             stack[-1][1].append(node)
         else:
             done = single
-            yield node
+            yield start, node
     if stack:
         raise error(len(text), f"')' to close the '(' of line {_line_of(text, stack[-1][2])}", "end of input")
 

@@ -9,7 +9,10 @@
     convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...] [--share F]
                  (unlabeled text for parse-corpus, and its corpus card TEXTS.card.json)
 
-An INPUT directory stands for its files matching ``--pattern`` (recursively, sorted).
+An INPUT directory stands for its files matching ``--pattern`` (recursively, sorted). A column
+file cut short (its last line not followed by the blank line that ends each sentence; a
+CoNLL-2012 file without its last ``#end document``) stops the command with the file and line,
+as does any malformed line.
 """
 from __future__ import annotations
 
@@ -114,6 +117,7 @@ def main(args: argparse.Namespace) -> int:
         for path in inputs:
             for doc in readers[args.format](path):
                 docbin.add(doc)
+        _check_complete(args, inputs)  # after reading: a malformed line names its own place first
         args.output.parent.mkdir(parents=True, exist_ok=True)
         docbin.to_disk(args.output)
         print(f"{args.output}: {len(docbin)} docs from {len(inputs)} file(s)")
@@ -129,6 +133,26 @@ def main(args: argparse.Namespace) -> int:
             paths = _expand(args.inputs, args.pattern)
         print(f"error: {error_line(err, paths)}", file=sys.stderr)
         return 1
+
+
+def _check_complete(args: argparse.Namespace, inputs: List[Path]) -> None:
+    """Stop on a column file that was cut short, before writing anything: the readers read its
+    last sentence short, without a word of warning (PTB needs no check: a cut tree leaves a
+    bracket open, which its reader reports)."""
+    from spacy_lal.corpora._common import check_complete
+
+    if args.format == "ptb":
+        return
+    if args.format == "conll05":
+        for path in (args.props, args.words, args.synt):
+            if path is not None:
+                check_complete(path)
+        return
+    for path in inputs:
+        if args.format == "conll12":
+            check_complete(path, end_marker="#end document", unit="document")
+        else:
+            check_complete(path)
 
 
 def _share(value: str) -> float:

@@ -2,7 +2,13 @@
 
 Scores are printed as percentages with two decimals, as the reference tools print
 them; ``--json`` prints the same numbers (and the counts) as JSON on stdout.
-Sentences EVALB rejects and srl-eval.pl's warnings go to stderr (and into the JSON).
+Sentences EVALB skips and srl-eval.pl's warnings go to stderr (and into the JSON).
+
+Files that do not pair stop the command with one line naming the files and lines: another
+number of trees or props sentences, a props sentence of another length, CoNLL-U files whose
+texts differ (the UD scorer aligns different tokenizations and sentence splits of one text, not
+different texts), and trees whose words differ: EVALB's error sentences, which ``score trees
+--allow-errors`` reports on stderr and leaves out of the totals, as EVALB does, instead.
 """
 import argparse
 import json
@@ -40,6 +46,13 @@ def add_parser(subparsers: Any) -> None:
         sub.add_argument("gold", help=f"gold file ({fmt})")
         sub.add_argument("pred", help=f"predicted file ({fmt})")
         sub.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        if name == "trees":
+            sub.add_argument(
+                "--allow-errors",
+                action="store_true",
+                help="score the other sentences when the words of some differ (EVALB's error sentences, "
+                "listed on stderr) instead of stopping at the first",
+            )
         if name == "deps":
             sub.add_argument(
                 "--punct-upos",
@@ -91,7 +104,7 @@ def _rows(header: Tuple[str, ...], rows: List[Tuple[Any, ...]]) -> str:
 def _trees(args: argparse.Namespace) -> Tuple[Dict[str, Any], str, List[str]]:
     from ..scoring.evalb import score_tree_files
 
-    result = score_tree_files(args.gold, args.pred)
+    result = score_tree_files(args.gold, args.pred, word_errors="report" if args.allow_errors else "raise")
     cut = f"len<={result.cutoff_len}"
     errors = [
         {"id": s.id, "length": s.length, "status": STATUS[s.status], "message": s.message}

@@ -80,6 +80,34 @@ def iter_blocks(path: PathLike, *, comment: Optional[str] = None) -> Iterator[Li
         yield block
 
 
+def check_complete(path: PathLike, *, end_marker: Optional[str] = None, unit: str = "sentence") -> None:
+    """Raise :class:`CorpusFormatError` at the last line of a file that was cut short.
+
+    A block format ends every sentence with a blank line (CoNLL-U requires it; the CoNLL-2005
+    files and the PropBank skeletons have it), so a file whose last line is not blank ends inside
+    a sentence: it was cut, and its last sentence would be read short without a word (or a
+    skeleton sentence dropped from the EWT join as not matching). With ``end_marker`` (CoNLL-2012:
+    ``#end document``) the last non-blank line must start with it instead. An empty file passes.
+    """
+    last_no, last = 0, ""
+    with open_text(path) as f:
+        for line_no, line in enumerate(f, 1):
+            if line.strip():
+                last_no, last = line_no, line
+            elif end_marker is None:
+                last_no = 0  # a blank line closes the block before it
+    if not last_no:
+        return
+    if end_marker is None:
+        raise CorpusFormatError(
+            path, last_no, f"the file ends inside a {unit}: no blank line follows its last line (was it cut short?)"
+        )
+    if not last.startswith(end_marker):
+        raise CorpusFormatError(
+            path, last_no, f"the file ends without its {end_marker!r} line, inside a {unit} (was it cut short?)"
+        )
+
+
 def split_columns(
     path: PathLike,
     line: Line,

@@ -36,7 +36,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 from spacy.vocab import Vocab
 
-from ._common import PathLike, get_vocab
+from ._common import PathLike, check_complete, get_vocab
 from .conll05 import ColumnSentence, annotate_doc, read_column_sentences
 from .conllu import UDSentence, read_ud_sentences
 
@@ -228,11 +228,18 @@ def convert_ewt(
     lang: str = "en",
     splits: Iterable[str] = SPLITS,
 ) -> Dict[str, JoinStats]:
-    """Write ``<output_dir>/<split>.spacy`` for each split; returns the counts per split."""
+    """Write ``<output_dir>/<split>.spacy`` for each split; returns the counts per split. A UD file
+    or skeleton cut short (no blank line after its last sentence) raises CorpusFormatError first."""
     import spacy
 
     vocab = spacy.blank(lang).vocab
     skeletons = find_skeletons(propbank_dir)
+    splits = list(splits)
+    # A file cut short would only show as sentences skipped in the table (a skeleton sentence
+    # cut mid-way matches no UD sentence): stop on it, naming it, before writing anything.
+    for path in [Path(ud_dir) / UD_FILE.format(split=split) for split in splits] + list(skeletons.values()):
+        if path.exists():
+            check_complete(path)
     output = Path(output_dir)
     output.mkdir(parents=True, exist_ok=True)
     all_stats = {}

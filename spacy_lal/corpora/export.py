@@ -397,14 +397,18 @@ def _props_cell(text: str) -> str:
 def predicate_lemma(frame: Frame) -> str:
     """The lemma a CoNLL-2005 props file gives a frame's predicate.
 
-    The lemma part of the roleset (``expand.01`` -> ``expand``, ``pick_up.01`` -> ``pick_up``),
-    which is what PropBank lemmatizes the predicate to; a frame without a sense (read from a
-    props file, or labelled without senses) falls back on the token's lemma, then on its
-    lowercased text.
+    PropBank's lemma of the sense, the name of the frame file defining the roleset
+    (:func:`spacy_lal.propbank.frame_lemma`): ``expand.01`` -> ``expand``, ``pick_up.04`` ->
+    ``pick``, ``like.01`` -> ``liken``, ``good.02`` -> ``better``, as the EWT skeletons and
+    CoNLL-2005 write it; not the id's lemma (``pick_up``, ``like``, ``good``), which
+    ``srl-eval.pl`` would take for another verb and so count every argument of the proposition
+    missed. A frame without a sense (read from a props file, or labelled without senses) falls
+    back on the token's lemma, then on its lowercased text.
     """
     if frame.sense:
-        lemma, dot, _ = frame.sense.rpartition(".")
-        return lemma if dot and lemma else frame.sense
+        from ..propbank import frame_lemma  # the inventory is read on first use, not at import
+
+        return frame_lemma(frame.sense)
     return frame.predicate.lemma_ or frame.predicate.text.lower()
 
 

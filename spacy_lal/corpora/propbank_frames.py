@@ -7,11 +7,17 @@ with ``turn_off.07``). Only what prediction needs is kept: per lemma, its rolese
 each with its name and its roles' descriptions, keyed by the role's ``n``: "0"-"6" (ARG0-ARG6),
 "a" (ARGA, should a roleset define it) and, for the modifier roles a roleset lists itself
 (``n="m" f="LOC"``), "m-LOC". Examples, aliases and links to VerbNet/FrameNet are dropped.
+A roleset whose id's lemma is not the name of its frame file also keeps that name, as ``"file"``
+(``pick_up.04`` -> "pick", ``like.01`` -> "liken", ``good.02`` -> "better"): PropBank's
+annotation writes the frame file's name as the predicate's lemma (the first column of CoNLL-2005
+props, column 7 of the EWT skeletons), and ``srl-eval.pl`` drops every argument of a proposition
+whose lemma differs from the gold one's.
 
 The inventory is written as gzipped JSON (``spacy_lal/data/propbank_frames.json.gz``, rebuilt by
 ``python -m spacy_lal frames BUILD-FROM OUTPUT``)::
 
-    {"source": ..., "lemmas": {"turn": {"turn.01": {"name": "...", "roles": {"0": "turner", ...}}}}}
+    {"format": 2, "source": ..., "lemmas": {"turn": {"turn.01": {"name": "...", "roles": {"0": "turner", ...}},
+                                              ...}, "turn_off": {"turn_off.07": {..., "file": "turn"}}}}
 
 No torch, no pipeline: the runtime lookups are ``spacy_lal.propbank``.
 """
@@ -30,7 +36,9 @@ PathLike = Union[str, Path]
 # lemma -> roleset id -> {"name": str, "roles": {key: description}}
 Inventory = Dict[str, Dict[str, Dict[str, Any]]]
 
-FORMAT_VERSION = 1
+# 2: rolesets keep their frame file's name ("file") where it is not their id's lemma. A version-1
+# file lacks it and would give srl-eval.pl wrong lemmas without a word, so it is refused.
+FORMAT_VERSION = 2
 # PropBank 3.4 has two frame files that are not well-formed XML, both in an <example> (check.xml:
 # a <arg> closed by </rel>; rend.xml: an unquoted src attribute). The inventory keeps no
 # examples, so the folder reader may read such a file again without them (``examples="drop"``).
@@ -46,11 +54,18 @@ def role_key(n: str, function: Optional[str]) -> str:
     return n
 
 
+def roleset_lemma(roleset_id: str) -> str:
+    """The lemma part of a roleset id: ``pick_up.04`` -> "pick_up" (an id without a "." is its own)."""
+    return roleset_id.rpartition(".")[0] or roleset_id
+
+
 def read_frame_file(path: PathLike, *, broken_examples: str = "error") -> Inventory:
-    """The rolesets of one frame file, by lemma. Raises :class:`CorpusFormatError` naming the
-    file (and the line, from the XML parser) when the file is not well-formed or not a frameset;
-    with ``broken_examples="drop"``, a file that parses once its ``<example>`` elements are cut
-    out is read without them (the error is raised if it still does not parse)."""
+    """The rolesets of one frame file, by ``<predicate lemma>``; a roleset whose id's lemma is not
+    the file's name keeps the name as ``"file"`` (see the module docstring). Raises
+    :class:`CorpusFormatError` naming the file (and the line, from the XML parser) when the file
+    is not well-formed or not a frameset; with ``broken_examples="drop"``, a file that parses
+    once its ``<example>`` elements are cut out is read without them (the error is raised if it
+    still does not parse)."""
     path = Path(path)
     try:
         root = ElementTree.parse(path).getroot()
@@ -83,7 +98,10 @@ def read_frame_file(path: PathLike, *, broken_examples: str = "error") -> Invent
                 key = role_key(n, role.get("f"))
                 # A roleset listing the same key twice (two ARGM-LOCs) keeps the first description.
                 roles.setdefault(key, " ".join((role.get("descr") or "").split()))
-            rolesets[rid] = {"name": " ".join((roleset.get("name") or "").split()), "roles": roles}
+            entry: Dict[str, Any] = {"name": " ".join((roleset.get("name") or "").split()), "roles": roles}
+            if roleset_lemma(rid) != path.stem:
+                entry["file"] = path.stem
+            rolesets[rid] = entry
     return inventory
 
 
@@ -141,7 +159,10 @@ def read_inventory(path: PathLike) -> Inventory:
     with gzip.open(path, "rt", encoding="utf8") as file_:
         payload = json.load(file_)
     if payload.get("format") != FORMAT_VERSION:
-        raise ValueError(f"{path}: frame inventory format {payload.get('format')!r}, expected {FORMAT_VERSION}")
+        raise ValueError(
+            f"{path}: frame inventory format {payload.get('format')!r}, expected {FORMAT_VERSION} "
+            "(rebuild it: python -m spacy_lal frames BUILD-FROM OUTPUT)"
+        )
     return payload["lemmas"]
 
 

@@ -449,9 +449,45 @@ def evalb(
 
 
 def score_tree_files(
-    gold_path: Union[str, Path], test_path: Union[str, Path], params: EvalbParams = COLLINS
+    gold_path: Union[str, Path],
+    test_path: Union[str, Path],
+    params: EvalbParams = COLLINS,
+    *,
+    word_errors: str = "report",
 ) -> EvalbResult:
-    """EVALB on two bracketed files (any layout :func:`spacy_lal.tree.read_trees` reads)."""
-    from ..tree import read_trees
+    """EVALB on two bracketed files (any layout :func:`spacy_lal.tree.read_trees` reads).
 
-    return evalb(read_trees(Path(gold_path)), read_trees(Path(test_path)), params)
+    Files with different numbers of trees raise ``ValueError`` ("Number of trees differs", as
+    :func:`evalb`) naming the file and line of the first tree without a partner, and the first
+    pair whose words differ, if any (a tree missing in the middle shows there). Sentences whose
+    words differ are EVALB's error sentences, reported and left out of the totals
+    (``word_errors="report"``); with ``word_errors="raise"`` the first one raises ``ValueError``
+    naming both files and lines instead, since it means that the files do not pair.
+    """
+    from ..tree import read_trees_with_lines
+
+    if word_errors not in ("report", "raise"):
+        raise ValueError(f"word_errors must be 'report' or 'raise', not {word_errors!r}")
+    gold = list(read_trees_with_lines(Path(gold_path)))
+    test = list(read_trees_with_lines(Path(test_path)))
+    result = evalb_bracketings(
+        ((bracketing_from_tree(g, params), bracketing_from_tree(t, params)) for (_, g), (_, t) in zip(gold, test)),
+        params,
+    )
+    first_error = next((score for score in result.sentences if score.status == 1), None)
+
+    def where(score: SentenceScore) -> str:
+        k = score.id - 1
+        return f"{gold_path}, line {gold[k][0]} and {test_path}, line {test[k][0]}: tree {score.id}: {score.message}"
+
+    if len(gold) != len(test):
+        n = min(len(gold), len(test))
+        path, longer = (gold_path, gold) if len(gold) > n else (test_path, test)
+        first = f"; the words first differ at {where(first_error)}" if first_error else ""
+        raise ValueError(
+            f"Number of trees differs: {len(gold)} gold, {len(test)} test "
+            f"({path}, line {longer[n][0]}: tree {n + 1} has no partner){first}"
+        )
+    if word_errors == "raise" and first_error is not None:
+        raise ValueError(f"{where(first_error)}: the files' words differ, so their trees do not pair")
+    return result

@@ -93,6 +93,8 @@ class Proposition:
 class PropsSentence:
     length: int
     propositions: Tuple[Proposition, ...]
+    # Where the sentence starts in its file (1-based), for errors; not part of its value.
+    line_no: Optional[int] = field(default=None, compare=False)
 
 
 def arguments_from_phrases(phrases: Iterable[Phrase]) -> Tuple[Argument, ...]:
@@ -182,12 +184,12 @@ def parse_props(text: str, name: str = "<string>") -> List[PropsSentence]:
                 )
             block.append(fields)
         elif block:
-            sentences.append(_read_sentence(block, f"{name}, sentence at line {first_line}"))
+            sentences.append(_read_sentence(block, f"{name}, sentence at line {first_line}", first_line))
             block = []
     return sentences
 
 
-def _read_sentence(block: List[List[str]], where: str) -> PropsSentence:
+def _read_sentence(block: List[List[str]], where: str, line_no: Optional[int] = None) -> PropsSentence:
     columns = list(zip(*block))
     targets = [(i, verb) for i, verb in enumerate(columns[0]) if verb != "-"]
     if len(targets) != len(columns) - 1:
@@ -198,7 +200,7 @@ def _read_sentence(block: List[List[str]], where: str) -> PropsSentence:
         Proposition(position, verb, arguments_from_phrases(_parse_column(column, where)))
         for (position, verb), column in zip(targets, columns[1:])
     )
-    return PropsSentence(len(block), props)
+    return PropsSentence(len(block), props, line_no)
 
 
 def read_props(path: Union[str, Path]) -> List[PropsSentence]:
@@ -302,19 +304,35 @@ def _same_pieces(gold: Tuple[Tuple[int, int], ...], pred: Tuple[Tuple[int, int],
     return len(set(pred)) == len(pred) and set(pred) == set(gold)
 
 
-def score_srl(gold: Sequence[PropsSentence], pred: Sequence[PropsSentence]) -> SrlResult:
-    """Score predicted propositions against gold ones, sentence by sentence."""
-    if len(gold) != len(pred):
-        raise SrlFormatError(f"Number of sentences differs: {len(gold)} gold, {len(pred)} predicted")
-    result = SrlResult()
+def score_srl(
+    gold: Sequence[PropsSentence], pred: Sequence[PropsSentence], *, names: Tuple[str, str] = ("gold", "predicted")
+) -> SrlResult:
+    """Score predicted propositions against gold ones, sentence by sentence.
+
+    Files that do not pair (a sentence of other length, another number of sentences) raise
+    :class:`SrlFormatError` naming, by ``names`` (the files), where the first pair that does not
+    fit starts in each; a sentence missing in the middle shows as the first length that differs.
+    """
     for sent_id, (g_sent, p_sent) in enumerate(zip(gold, pred), start=1):
         if g_sent.length != p_sent.length:
             raise SrlFormatError(
-                f"sentence {sent_id}: gold and predicted sentences do not align "
-                f"({g_sent.length} and {p_sent.length} words)"
+                f"{_at(names[0], g_sent)} and {_at(names[1], p_sent)}: sentence {sent_id}: gold and predicted "
+                f"sentences do not align ({g_sent.length} and {p_sent.length} words)"
             )
+    if len(gold) != len(pred):
+        longer, name = (gold, names[0]) if len(gold) > len(pred) else (pred, names[1])
+        raise SrlFormatError(
+            f"Number of sentences differs: {len(gold)} gold, {len(pred)} predicted "
+            f"({_at(name, longer[min(len(gold), len(pred))])}: sentence {min(len(gold), len(pred)) + 1} has no partner)"
+        )
+    result = SrlResult()
+    for sent_id, (g_sent, p_sent) in enumerate(zip(gold, pred), start=1):
         score_sentence(g_sent.propositions, p_sent.propositions, result, sent_id)
     return result
+
+
+def _at(name: str, sentence: PropsSentence) -> str:
+    return name if sentence.line_no is None else f"{name}, line {sentence.line_no}"
 
 
 def score_sentence(
@@ -346,5 +364,5 @@ def score_sentence(
 
 
 def score_props_files(gold_path: Union[str, Path], pred_path: Union[str, Path]) -> SrlResult:
-    """:func:`score_srl` on two props files."""
-    return score_srl(read_props(gold_path), read_props(pred_path))
+    """:func:`score_srl` on two props files (errors name them and the lines)."""
+    return score_srl(read_props(gold_path), read_props(pred_path), names=(str(gold_path), str(pred_path)))

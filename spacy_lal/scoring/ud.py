@@ -34,6 +34,7 @@ leave out gold punctuation tags; in UD those are UPOS ``PUNCT``). A system word
 counts as punctuation by the UPOS of the gold word it is aligned to, or by its own
 UPOS when it is not aligned.
 """
+import bisect
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Hashable, List, Optional, Union
@@ -210,11 +211,23 @@ def _check_characters(gold: UDDocument, system: UDDocument) -> None:
         gold.characters[i] == system.characters[i]
     ):
         i += 1
+    where = ""
+    if gold.name and system.name:  # both read from files
+        where = f" ({_where(gold, i)}; {_where(system, i)})"
     raise UDError(
         "The concatenation of tokens in gold file and in system file differ! First 20 "
         f"differing characters in gold file: {gold.characters[i:i + 20]!r} and system "
-        f"file: {system.characters[i:i + 20]!r}"
+        f"file: {system.characters[i:i + 20]!r}{where}"
     )
+
+
+def _where(doc: UDDocument, offset: int) -> str:
+    """The file and line of the token holding character ``offset`` of a document read from a
+    file; past its last character, the end of the file."""
+    if offset >= len(doc.characters):
+        return f"{doc.name}: ends after line {doc.token_lines[-1]}" if doc.token_lines else f"{doc.name}: no words"
+    k = bisect.bisect_right([start for start, _ in doc.tokens], offset) - 1
+    return f"{doc.name}, line {doc.token_lines[k]}"
 
 
 def _functional_children(words: List[UDWord]) -> Dict[int, List[int]]:

@@ -75,12 +75,16 @@ class UDWord:
 @dataclass
 class UDDocument:
     """The words of a file (or of Docs), the characters their tokens cover, and the
-    character spans of its tokens and sentences (in file order)."""
+    character spans of its tokens and sentences (in file order). Read from a file, also its
+    ``name`` and the line of each token (``token_lines``, parallel to ``tokens``), so that an
+    error can say where in the file it is; empty for Docs."""
 
     words: List[UDWord] = field(default_factory=list)
     characters: str = ""
     tokens: List[Span] = field(default_factory=list)
     sentences: List[Span] = field(default_factory=list)
+    name: str = ""
+    token_lines: List[int] = field(default_factory=list)
 
 
 class _Row(NamedTuple):
@@ -112,7 +116,7 @@ def parse_conllu(text: str, name: str = "<string>") -> UDDocument:
     Lines end at ``\\n``, ``\\r\\n`` or ``\\r`` (as the official scorer reads
     files); a FORM inside a multi-word token keeps its spaces, as there.
     """
-    doc = UDDocument()
+    doc = UDDocument(name=name)
     chars: List[str] = []
     sentence: List[_Row] = []
     in_sentence = False  # a non-comment line was read since the last blank line
@@ -129,11 +133,12 @@ def parse_conllu(text: str, name: str = "<string>") -> UDDocument:
             doc.sentences.append((sentence_start, offset))
             sentence.clear()
 
-    def add_token(form: str) -> Span:
+    def add_token(form: str, line_no: int) -> Span:
         nonlocal offset
         span = (offset, offset + len(form))
         chars.append(form)
         doc.tokens.append(span)
+        doc.token_lines.append(line_no)
         offset += len(form)
         return span
 
@@ -160,7 +165,7 @@ def parse_conllu(text: str, name: str = "<string>") -> UDDocument:
             form = _strip_spaces(columns[1])
             if not form:
                 raise UDError(f"{where(line_no)}: empty FORM")
-            mwt_span, mwt_end = add_token(form), last
+            mwt_span, mwt_end = add_token(form, line_no), last
             continue
         try:
             number = int(word_id)
@@ -174,7 +179,7 @@ def parse_conllu(text: str, name: str = "<string>") -> UDDocument:
         columns[1] = _strip_spaces(columns[1])
         if not columns[1]:
             raise UDError(f"{where(line_no)}: empty FORM")
-        sentence.append(_Row(columns, add_token(columns[1]), False, line_no))
+        sentence.append(_Row(columns, add_token(columns[1], line_no), False, line_no))
     end_sentence()
     doc.characters = "".join(chars)
     return doc

@@ -57,6 +57,87 @@ def annotation(doc: Doc) -> tuple:
     )
 
 
+# tests/data/corpora/sample.conllu by hand, as annotation() gives it: (text, whitespace, lemma, UPOS,
+# tag, morph, head, dep, sentence start) per token (heads 0-based in the Doc); no trees, no frames.
+PRS1 = "Person=1|PronType=Prs"
+IT = "Case=Acc|Gender=Neut|Number=Sing|Person=3|PronType=Prs"
+FIN_PAST = "Mood=Ind|Tense=Past|VerbForm=Fin"
+SAMPLE_TOKENS = [
+    [("I", " ", "I", "PRON", "PRP", f"Case=Nom|Number=Sing|{PRS1}", 3, "nsubj", True),
+     ("do", "", "do", "AUX", "VBP", "Mood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin", 3, "aux", False),
+     ("n't", " ", "not", "PART", "RB", "", 3, "advmod", False),
+     ("like", " ", "like", "VERB", "VB", "VerbForm=Inf", 3, "root", False),
+     ("it", "", "it", "PRON", "PRP", IT, 3, "obj", False),
+     (".", " ", ".", "PUNCT", ".", "", 3, "punct", False)],
+    [("We", " ", "we", "PRON", "PRP", f"Case=Nom|Number=Plur|{PRS1}", 1, "nsubj", True),
+     ("can", "", "can", "AUX", "MD", "VerbForm=Fin", 1, "root", False),
+     ("not", "", "not", "PART", "RB", "", 1, "advmod", False),
+     (".", " ", ".", "PUNCT", ".", "", 1, "punct", False)],
+    [("Mary", "", "Mary", "PROPN", "NNP", "Number=Sing", 5, "nsubj", True),
+     (",", " ", ",", "PUNCT", ",", "", 3, "punct", False),
+     ("who", " ", "who", "PRON", "WP", "PronType=Rel", 3, "nsubj", False),
+     ("left", "", "leave", "VERB", "VBD", FIN_PAST, 0, "acl:relcl", False),
+     (",", " ", ",", "PUNCT", ",", "", 3, "punct", False),
+     ("said", " ", "say", "VERB", "VBD", FIN_PAST, 5, "root", False),
+     ("it", "", "it", "PRON", "PRP", IT, 5, "obj", False),
+     (".", " ", ".", "PUNCT", ".", "", 5, "punct", False)],
+    [("Hello", " ", "hello", "INTJ", "UH", "", 0, "root", True)],
+]
+SAMPLE_USER_DATA = [
+    {"doc_id": "email-test01", "sent_id": "email-test01-0001", "multiword_tokens": ((1, 3, "don't"),)},
+    {"doc_id": "email-test01", "sent_id": "email-test01-0002", "multiword_tokens": ((1, 3, "cannot"),)},
+    {"doc_id": "email-test01", "sent_id": "email-test01-0003", "multiword_tokens": ()},
+    {"doc_id": "email-test02", "sent_id": "email-test02-0001", "multiword_tokens": ()},
+]
+# What write_conllu makes of it: the same lines but DEPS (not kept) and the empty node 3.1.
+SAMPLE_WRITTEN = """# newdoc id = email-test01
+# sent_id = email-test01-0001
+# text = I don't like it.
+1\tI\tI\tPRON\tPRP\tCase=Nom|Number=Sing|Person=1|PronType=Prs\t4\tnsubj\t_\t_
+2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_
+2\tdo\tdo\tAUX\tVBP\tMood=Ind|Number=Sing|Person=1|Tense=Pres|VerbForm=Fin\t4\taux\t_\t_
+3\tn't\tnot\tPART\tRB\t_\t4\tadvmod\t_\t_
+4\tlike\tlike\tVERB\tVB\tVerbForm=Inf\t0\troot\t_\t_
+5\tit\tit\tPRON\tPRP\tCase=Acc|Gender=Neut|Number=Sing|Person=3|PronType=Prs\t4\tobj\t_\tSpaceAfter=No
+6\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_
+
+# sent_id = email-test01-0002
+# text = We cannot.
+1\tWe\twe\tPRON\tPRP\tCase=Nom|Number=Plur|Person=1|PronType=Prs\t2\tnsubj\t_\t_
+2-3\tcannot\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No
+2\tcan\tcan\tAUX\tMD\tVerbForm=Fin\t0\troot\t_\t_
+3\tnot\tnot\tPART\tRB\t_\t2\tadvmod\t_\t_
+4\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_
+
+# sent_id = email-test01-0003
+# text = Mary, who left, said it.
+1\tMary\tMary\tPROPN\tNNP\tNumber=Sing\t6\tnsubj\t_\tSpaceAfter=No
+2\t,\t,\tPUNCT\t,\t_\t4\tpunct\t_\t_
+3\twho\twho\tPRON\tWP\tPronType=Rel\t4\tnsubj\t_\t_
+4\tleft\tleave\tVERB\tVBD\tMood=Ind|Tense=Past|VerbForm=Fin\t1\tacl:relcl\t_\tSpaceAfter=No
+5\t,\t,\tPUNCT\t,\t_\t4\tpunct\t_\t_
+6\tsaid\tsay\tVERB\tVBD\tMood=Ind|Tense=Past|VerbForm=Fin\t0\troot\t_\t_
+7\tit\tit\tPRON\tPRP\tCase=Acc|Gender=Neut|Number=Sing|Person=3|PronType=Prs\t6\tobj\t_\tSpaceAfter=No
+8\t.\t.\tPUNCT\t.\t_\t6\tpunct\t_\t_
+
+# newdoc id = email-test02
+# sent_id = email-test02-0001
+# text = Hello
+1\tHello\thello\tINTJ\tUH\t_\t0\troot\t_\t_
+
+"""
+# tests/data/corpora/trees.mrg normalized: traces, function tags and the wrappers gone.
+TREES_WRITTEN = [
+    "(S (NP (DT The) (NN cat)) (VP (VBD was) (VP (VBN seen))) (. .))",
+    "(S (NP (PRP He)) (VP (VBD left) (-LRB- -LRB-) (NP (NN home)) (-RRB- -RRB-)) (. .))",
+]
+# tests/data/corpora/sample.props / sample.words: the frames (A0 ... as written there).
+SAMPLE_FRAMES = [
+    [FrameData(1, None, ((0, 1, "A0"), (2, 3, "A1"), (3, 4, "C-V")))],
+    [FrameData(1, None, ((0, 1, "A0"),))],
+]
+
+
 # -- CoNLL-U / CoNLL-X -----------------------------------------------------------------------
 
 
@@ -127,15 +208,13 @@ def test_conllu_bad_values(tmp_path, vocab, line, expected):
 
 def test_conllu_round_trip(tmp_path, vocab):
     docs = list(read_conllu(DATA / "sample.conllu", vocab))
+    assert [annotation(d) for d in docs] == [(tokens, [], []) for tokens in SAMPLE_TOKENS]
     assert write_conllu(docs, tmp_path / "out.conllu") == 4
+    # UD puts SpaceAfter of a multi-word token on its range line ("2-3 cannot").
+    assert (tmp_path / "out.conllu").read_text(encoding="utf8") == SAMPLE_WRITTEN
     again = list(read_conllu(tmp_path / "out.conllu", vocab))
-    assert [annotation(d) for d in again] == [annotation(d) for d in docs]
-    assert [d.user_data for d in again] == [d.user_data for d in docs]
-    text = (tmp_path / "out.conllu").read_text(encoding="utf8")
-    assert "4\tlike\tlike\tVERB\tVB\tVerbForm=Inf\t0\troot\t_\t_\n" in text
-    # UD puts SpaceAfter of a multi-word token on its range line.
-    assert "2-3\tcannot\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n" in text
-    assert "3\tnot\tnot\tPART\tRB\t_\t2\tadvmod\t_\t_\n" in text
+    assert [annotation(d) for d in again] == [(tokens, [], []) for tokens in SAMPLE_TOKENS]
+    assert [d.user_data for d in again] == SAMPLE_USER_DATA
 
 
 # -- PTB -------------------------------------------------------------------------------------
@@ -167,8 +246,15 @@ def test_ptb_error(vocab):
 def test_ptb_round_trip(tmp_path, vocab):
     docs = list(read_ptb(DATA / "trees.mrg", vocab))
     assert write_ptb(docs, tmp_path / "out.mrg") == 2
+    assert (tmp_path / "out.mrg").read_text() == "".join(tree + "\n" for tree in TREES_WRITTEN)
     again = list(read_ptb(tmp_path / "out.mrg", vocab))
-    assert [annotation(d) for d in again] == [annotation(d) for d in docs]
+    assert [trees(d) for d in again] == [[tree] for tree in TREES_WRITTEN]
+    assert [d.text for d in again] == ["The cat was seen . ", "He left ( home ) . "]
+    assert [[t.tag_ for t in d] for d in again] == [
+        ["DT", "NN", "VBD", "VBN", "."], ["PRP", "VBD", "-LRB-", "NN", "-RRB-", "."]
+    ]
+    assert [[t.is_sent_start for t in d] for d in again] == [[True] + [False] * 4, [True] + [False] * 5]
+    assert not any(d.has_annotation(attr) for d in again for attr in ("DEP", "LEMMA", "POS")) and frames(again[0]) == []
 
 
 def test_ptb_export_keeps_alignment_without_tree(tmp_path, vocab):
@@ -209,9 +295,10 @@ def test_conll05_round_trip(tmp_path, vocab):
     write_conll05(docs, tmp_path / "out.props", words=tmp_path / "out.words")
     # The props come back as they were: predicate lemmas, then the bracket columns.
     assert (tmp_path / "out.props").read_text() == (DATA / "sample.props").read_text()
+    assert (tmp_path / "out.words").read_text() == "He\npicked\nit\nup\n.\n\nMary\nsat\n.\n\n"
     again = list(read_conll05(tmp_path / "out.props", vocab, words=tmp_path / "out.words"))
-    assert [frames(d) for d in again] == [frames(d) for d in docs]
-    assert [d.text for d in again] == [d.text for d in docs]
+    assert [frames(d) for d in docs] == [frames(d) for d in again] == SAMPLE_FRAMES
+    assert [d.text for d in again] == ["He picked it up . ", "Mary sat . "]
 
 
 def test_conll05_export_writes_the_predicate_lemma(tmp_path, vocab):
@@ -309,17 +396,25 @@ def test_ewt_cli_and_exports(tmp_path):
     for fmt in ("ptb", "conllu", "conll05"):
         assert cli(["export", str(out / "dev.spacy"), "--format", fmt, str(tmp_path / f"dev.{fmt}"),
                     *(["--words", str(tmp_path / "dev.words")] if fmt == "conll05" else [])]) == 0
-    assert [trees(d) for d in read_ptb(tmp_path / "dev.ptb", vocab)] == [trees(d) for d in docs]
+    # What was exported, by hand (the trees and frames of test_ewt_join_content; the UD sentences
+    # are sample.conllu's first and third).
+    assert [trees(d) for d in read_ptb(tmp_path / "dev.ptb", vocab)] == [
+        ["(S (NP (PRP I)) (VP (VBP do) (RB n't) (VP (VB like) (NP (PRP it)))) (. .))"],
+        ["(S (NP (NP (NNP Mary)) (, ,) (SBAR (WHNP (WP who)) (S (VP (VBD left)))) (, ,)) "
+         "(VP (VBD said) (NP (PRP it))) (. .))"],
+    ]
     back = list(read_conllu(tmp_path / "dev.conllu", vocab))
     strip = lambda d: [row[:3] + row[4:] for row in annotation(d)[0]]  # noqa: E731
-    assert [strip(d) for d in back] == [strip(d) for d in docs]
+    assert [strip(d) for d in back] == [[row[:3] + row[4:] for row in SAMPLE_TOKENS[i]] for i in (0, 2)]
     back = list(read_conll05(tmp_path / "dev.conll05", vocab, words=tmp_path / "dev.words"))
     assert [[(f.predicate, f.arguments) for f in frames(d)] for d in back] == [
-        [(f.predicate, f.arguments) for f in frames(d)] for d in docs
+        [(3, ((0, 1, "ARG0"), (2, 3, "ARGM-NEG"), (4, 5, "ARG1")))],
+        [(3, ((0, 1, "ARG0"), (2, 3, "R-ARG0"))), (5, ((0, 1, "ARG0"), (2, 4, "C-ARG0"), (6, 7, "ARG1")))],
     ]
-    # The first column holds the lemma of each roleset (like.01, leave.01, say.01), as srl-eval.pl expects.
+    # The first column holds PropBank's lemma of each roleset, its frame file's name (like.01 is in
+    # liken.xml, say.01 in say.xml; leave.01, not in PropBank 3.4, gets its id's lemma), as srl-eval.pl expects.
     assert [[t.lemma_ for t in d if t.lemma_ and t.i in {f.predicate.i for f in d._.srl}] for d in back] == [
-        ["like"], ["leave", "say"]
+        ["liken"], ["leave", "say"]
     ]
 
 

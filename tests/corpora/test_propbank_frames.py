@@ -150,3 +150,21 @@ def test_the_frames_command(tmp_path, capsys):
     (source / "bad.xml").write_text("<frameset><predicate></frameset>")
     assert main(["frames", str(source), str(tmp_path / "out2.json.gz")]) == 1
     assert "bad.xml, line 1" in capsys.readouterr().err
+
+
+@needs_frames
+def test_a_roleset_outside_its_lemma_s_file_keeps_the_file_name():
+    """PropBank's annotation writes the frame file's name as the predicate lemma (issue #50)."""
+    pick = read_frame_file(FRAMES / "pick.xml")
+    assert pick["pick_up"]["pick_up.04"]["file"] == "pick" and "file" not in pick["pick"]["pick.01"]
+    liken = read_frame_file(FRAMES / "liken.xml")
+    assert liken["like"]["like.01"]["file"] == "liken"
+
+
+def test_an_inventory_of_another_format_is_refused(tmp_path):
+    old = tmp_path / "old.json.gz"
+    with gzip.open(old, "wt", encoding="utf8") as file_:
+        json.dump({"format": 1, "source": {}, "lemmas": {}}, file_)
+    with pytest.raises(ValueError, match="format 1, expected 2 .rebuild it"):
+        read_inventory(old)
+    assert propbank.roleset("pick_up.04").frame_file == "pick" and propbank.roleset("pick.01").frame_file == ""
