@@ -91,6 +91,7 @@ def evaluate_pipeline(
                 set_tree(doc[first : first + n], spans)
         disable.append("lal_parser")
     if "lal_srl" in nlp.pipe_names:
+        keep_auxiliary_frames(nlp)
         nlp.get_pipe("lal_srl").cfg["predicates"] = srl_predicates
         if srl_predicates == "gold":
             for doc, ref in zip(inputs, gold):
@@ -118,6 +119,14 @@ def evaluate_pipeline(
 
 def _is_rate(key: str, value: Any) -> bool:
     return isinstance(value, float) and (key.startswith(("tree", "dep", "srl")) or key.endswith("_acc"))
+
+
+def keep_auxiliary_frames(nlp: Language) -> None:
+    """Scores are PropBank 3.4's, which annotates auxiliary and modal rolesets (be.03, do.01, ...):
+    the labellers keep those frames while scored (``auxiliary_frames``), though not by default."""
+    for name in nlp.pipe_names:
+        if nlp.get_pipe_meta(name).factory == "lal_srl":
+            nlp.get_pipe(name).cfg["auxiliary_frames"] = True
 
 
 def evaluate_raw_text(
@@ -150,6 +159,7 @@ def evaluate_raw_text(
     raw_docs = list(read_raw_documents(gold_conllu, layout))
     n_words = sum(raw.n_words for raw in raw_docs)
     start = time.perf_counter()
+    keep_auxiliary_frames(nlp)
     predicted = list(nlp.pipe((raw.text for raw in raw_docs), batch_size=batch_size))
     seconds = time.perf_counter() - start
     for doc, raw in zip(predicted, raw_docs):

@@ -112,6 +112,7 @@ PARTICLE_DEPS = ("compound:prt", "prt")
         "frames": "propbank",
         "sense_prior": 0.5,
         "sense_loss": "all",
+        "auxiliary_frames": False,
         "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
     },
     default_score_weights={
@@ -135,6 +136,7 @@ def make_lal_srl(
     frames: Optional[str] = "propbank",
     sense_prior: float = 0.5,
     sense_loss: str = "all",
+    auxiliary_frames: bool = False,
 ) -> "SemanticRoleLabeler":
     """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
     ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "unique_roles"
@@ -145,7 +147,10 @@ def make_lal_srl(
     ``frames``: "propbank" (senses are PropBank 3.4 rolesets of the predicate's lemma, numbered
     roles only those the roleset defines) | null (unconstrained); ``sense_prior``: the weight of
     the lemma's roleset frequencies in training beside the sense head's scores (0: the head alone);
-    ``sense_loss`` (training): "all" | "lemma" (the softmax over the gold lemma's rolesets).
+    ``sense_loss`` (training): "all" | "lemma" (the softmax over the gold lemma's rolesets);
+    ``auxiliary_frames``: keep, in ``doc._.srl``, the frames of auxiliary and modal rolesets
+    (be.03, do.01, have.01, ...) that the labeller found and that have no arguments (false: left
+    out; a predicate given to the labeller keeps its frame either way).
 
     The default ``model`` is the shipped English labeller (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.SemanticRoleLabeler.v1`` model config to train one from scratch."""
@@ -161,6 +166,7 @@ def make_lal_srl(
         frames=frames,
         sense_prior=sense_prior,
         sense_loss=sense_loss,
+        auxiliary_frames=auxiliary_frames,
     )
     srl.adopt_pretrained("lal_srl")
     return srl
@@ -169,7 +175,7 @@ def make_lal_srl(
 class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.deepatt``, ``spacy_lal.nn.predicates``)."""
 
-    RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans", "frames", "sense_prior")
+    RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans", "frames", "sense_prior", "auxiliary_frames")
     # max_length has no learned table behind it: DeepAtt's timing signal is sinusoidal.
     RUNTIME_ATTRS = ("max_length", "max_chart_cells")
     # Units of 8 batches are length-sorted together (max_chart_cells): every predicate's row is
@@ -192,6 +198,7 @@ class SemanticRoleLabeler(UnitPipe):
         frames: Optional[str] = "propbank",
         sense_prior: float = 0.5,
         sense_loss: str = "all",
+        auxiliary_frames: bool = False,
     ) -> None:
         # The settings' defaults are the factory's (``default_config``), written nowhere else.
         if predicates not in PREDICATE_MODES:
@@ -205,6 +212,7 @@ class SemanticRoleLabeler(UnitPipe):
             "frames": frames,
             "sense_loss": sense_loss,
             "sense_prior": check_sense_prior(name, sense_prior),
+            "auxiliary_frames": _check_flag(name, "auxiliary_frames", auxiliary_frames),
             "predicates": predicates,
             "decoder": decoder,
             "argument_spans": check_sources(name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)),
@@ -452,6 +460,8 @@ class SemanticRoleLabeler(UnitPipe):
             doc = docs[unit.doc_index]
             frames[unit.doc_index].append(self._frame(doc, unit, position, [labels[t] for t in tags], sense))
         self._check_lemmas(docs, frames)
+        if not self.cfg.get("auxiliary_frames", True):
+            frames = [_without_auxiliaries(doc, doc_frames) for doc, doc_frames in zip(docs, frames)]
         for doc, doc_frames in zip(docs, frames):
             if doc_frames:
                 set_frames(doc, doc_frames)
@@ -495,6 +505,26 @@ def check_sense_prior(name: str, weight: Any) -> float:
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight >= 0:
         raise ValueError(f"{name}: sense_prior must be a number >= 0 (0 turns it off), got {weight!r}")
     return float(weight)
+
+
+def _check_flag(name: str, setting: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: {setting} must be true or false, got {value!r}")
+    return value
+
+
+def _without_auxiliaries(doc: Doc, frames: List[FrameData]) -> List[FrameData]:
+    """``frames`` less those of an auxiliary or modal roleset without arguments ("be.03 [V were]"):
+    PropBank 3.4 annotates them, so the labeller finds them and scoring keeps them, but a reader of
+    ``doc._.srl`` gets clutter. A predicate the caller marked (the frames already on the Doc)
+    keeps its frame."""
+    from ... import propbank
+
+    given = {frame.predicate.i for frame in doc._.srl}
+    return [
+        frame for frame in frames
+        if frame.arguments or frame.predicate in given or not propbank.is_auxiliary(frame.sense)
+    ]
 
 
 def _ud_dep(token: Token) -> Optional[str]:
