@@ -3,6 +3,11 @@
 The data format (``spacy_lal/data/behaviour.jsonl``, one sentence a line) is described in
 ``tests/test_behaviour.py``. Each sentence is parsed from its gold words as one sentence; each check
 passes or fails with a reason a reader can act on. No torch here: the pipeline does the work.
+
+Two sets ship with the package (:data:`SETS`, read by name with :func:`set_path` / :func:`read_set`,
+scored with :func:`run_set`): ``core`` (``behaviour.jsonl``, issue #17, the default) and ``everyday``
+(``behaviour_everyday.jsonl``, issue #51: patterns rare in EWT's training text, such as noun-or-verb
+words, phrases that belong to the verb, particles and stranded prepositions, role numbers, whose-relatives).
 """
 from __future__ import annotations
 
@@ -14,6 +19,11 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
+
+DATA_DIR = Path(__file__).parent / "data"
+#: The behaviour sets shipped with the package: name -> file of ``DATA_DIR``.
+SETS: Dict[str, str] = {"core": "behaviour.jsonl", "everyday": "behaviour_everyday.jsonl"}
+DEFAULT_SET = "core"
 
 KINDS = ("root_label", "constituent", "tag", "dependency", "frame", "role")
 # Fields each kind needs (beyond "kind"), and which of them are token indices / span ends.
@@ -89,6 +99,18 @@ def read_sentences(path: Union[str, Path]) -> Iterator[Sentence]:
                 raise ValueError(f"{path}, line {number}: {error}") from error
 
 
+def set_path(name: str = DEFAULT_SET) -> Path:
+    """The file of the shipped behaviour set ``name`` ("core", "everyday"); ValueError for another."""
+    if name not in SETS:
+        raise ValueError(f"unknown behaviour set {name!r} (known: {', '.join(SETS)})")
+    return DATA_DIR / SETS[name]
+
+
+def read_set(name: str = DEFAULT_SET) -> List[Sentence]:
+    """The sentences of the shipped behaviour set ``name``."""
+    return list(read_sentences(set_path(name)))
+
+
 def _sentence(row: Dict[str, Any]) -> Sentence:
     words = tuple(row["words"])
     if not words or not all(isinstance(w, str) and w and not w.isspace() for w in words):
@@ -135,6 +157,11 @@ def run_checks(nlp: Language, path: Union[str, Path]) -> BehaviourReport:
             passed, reason = evaluate(doc, check)
             report.results.append(CheckResult(sentence.id, sentence.construction, check, passed, reason))
     return report
+
+
+def run_set(nlp: Language, name: str = DEFAULT_SET) -> BehaviourReport:
+    """:func:`run_checks` on the shipped behaviour set ``name``."""
+    return run_checks(nlp, set_path(name))
 
 
 def evaluate(doc: Doc, check: Dict[str, Any]) -> Tuple[bool, str]:

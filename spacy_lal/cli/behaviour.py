@@ -1,9 +1,12 @@
-"""``python -m spacy_lal behaviour [--model PIPELINE] [--data PATH] [--srl-decoder NAME]``: the
-behavioural checks.
+"""``python -m spacy_lal behaviour [--model PIPELINE] [--set NAME | --data PATH] [--srl-decoder NAME]``:
+the behavioural checks.
 
-Parses each hand-checked sentence of the behaviour file (default: ``spacy_lal/data/behaviour.jsonl``
-of the source tree) from its gold words and prints the pass rate by construction, then every
-failed check with what was expected and what the pipeline gave. ``--json`` prints the same as JSON.
+Parses each hand-checked sentence of a behaviour set from its gold words and prints the pass rate by
+construction, then every failed check with what was expected and what the pipeline gave. ``--set``
+names a set shipped with the package: ``core`` (the default, ``spacy_lal/data/behaviour.jsonl``) or
+``everyday`` (``spacy_lal/data/behaviour_everyday.jsonl``: noun-or-verb words, phrases that belong to
+the verb, particles and stranded prepositions, role numbers, whose-relatives, auxiliaries and
+recipes); ``--data`` reads another file instead. ``--json`` prints the same as JSON.
 ``--srl-decoder`` labels roles with another of ``lal_srl``'s decoders than the pipeline's.
 """
 import argparse
@@ -11,9 +14,10 @@ import json
 import sys
 from pathlib import Path
 
+from ..behaviour import DEFAULT_SET, SETS, set_path
 from ..pretrained import DEFAULT_PIPELINE, shipped_pipelines
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1] / "data" / "behaviour.jsonl"  # package data
+DEFAULT_DATA = set_path(DEFAULT_SET)  # package data
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -28,9 +32,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default=DEFAULT_PIPELINE,
         help=f"pipeline: a shipped one ({DEFAULT_PIPELINE}, the default), a path or a package name",
     )
-    parser.add_argument(
-        "--data", type=Path, default=DEFAULT_DATA, help="behaviour file (JSON lines; default: %(default)s)"
+    data = parser.add_mutually_exclusive_group()
+    data.add_argument(
+        "--set",
+        dest="set_name",
+        choices=sorted(SETS),
+        default=DEFAULT_SET,
+        help=f"a behaviour set of the package ({', '.join(f'{k}: {v}' for k, v in SETS.items())}; "
+        "default: %(default)s)",
     )
+    data.add_argument("--data", type=Path, help="another behaviour file (JSON lines) instead of --set")
     parser.add_argument("--srl-decoder", help="lal_srl's decoder (argmax, viterbi, unique_roles, tree)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=main)
@@ -42,6 +53,8 @@ def main(args: argparse.Namespace) -> int:
     import spacy_lal
     from ..behaviour import read_sentences, run_checks
 
+    if args.data is None:
+        args.data = set_path(args.set_name)
     # A bad data file is refused before the (slow) pipeline load.
     try:
         list(read_sentences(args.data))
