@@ -12,7 +12,8 @@ under the 100 MB a package index takes by default.
 
 ``installed``: imported from outside the checkout, every module of the installed ``spacy_lal``
 imports, every entry point of its distribution loads, each shipped pipeline loads by name from
-its installed package and parses, and ``spacy-lal parse`` runs.
+its installed package and parses, ``nlp.add_pipe("lal_parser")`` starts from the installed
+weights, and ``spacy-lal parse`` and ``python -m spacy_lal parse`` print a tree.
 """
 import argparse
 import importlib
@@ -135,9 +136,15 @@ def check_installed() -> List[str]:
         doc = nlp("The cat sat on the mat.")
         if doc._.tree is None or not doc._.srl:
             problems.append(f"{name}: parsed 'The cat sat on the mat.' without a tree or frames")
-    done = subprocess.run(["spacy-lal", "parse", "The cat sat on the mat."], capture_output=True, text=True)
-    if done.returncode != 0 or "tree:" not in done.stdout:
-        problems.append(f"spacy-lal parse: exit {done.returncode}: {done.stderr[-500:]}")
+    blank = spacy.blank("en")
+    blank.add_pipe("sentencizer")
+    blank.add_pipe("lal_parser")  # the factory's default model: the installed en_lal_ewt's weights
+    if blank("The cat sat on the mat.")._.tree is None:
+        problems.append("spacy.blank('en') + add_pipe('lal_parser') gave no tree")
+    for command in (["spacy-lal"], [sys.executable, "-m", "spacy_lal"]):
+        done = subprocess.run([*command, "parse", "The cat sat on the mat."], capture_output=True, text=True)
+        if done.returncode != 0 or "tree:" not in done.stdout:
+            problems.append(f"{' '.join(command)} parse: exit {done.returncode}: {done.stderr[-500:]}")
     return problems
 
 

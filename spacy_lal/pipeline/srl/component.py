@@ -469,18 +469,29 @@ class SemanticRoleLabeler(UnitPipe):
                 clear_frames(doc)
 
     def _check_lemmas(self, docs: List[Doc], frames: List[List[FrameData]]) -> None:
-        """Rolesets are built on lemmas: without a lemmatizer before the component they are built
-        on word forms ("borrowed.01"). Said once, at the first call that meets it."""
+        """Rolesets are built on lemmas. Without a lemmatizer before the component, the table
+        learned at ``initialize`` maps the forms it saw ("borrowed" -> "borrow"); a form it does
+        not know, and that is no PropBank lemma itself, stays a word form ("zorbled.01", or no
+        sense with ``frames = "propbank"``). Said once, at the first call that meets one."""
         if self._warned_no_lemmas or not self.senses:
             return
-        if any(not doc[frame.predicate].lemma_ for doc, doc_frames in zip(docs, frames) for frame in doc_frames):
+        from ... import propbank
+
+        table = self.cfg["sense_lemmas"]
+        forms = [
+            key for doc, doc_frames in zip(docs, frames) for frame in doc_frames
+            if not doc[frame.predicate].lemma_
+            for key in [roleset_key(doc[frame.predicate])]
+            if key not in table and not propbank.has_lemma(key)
+        ]
+        if forms:
             self._warned_no_lemmas = True
             logger.warning(
-                "%s: predicates without a lemma: no lemmatizer runs before %s, so rolesets are built on "
-                "the lowercased word forms ('borrowed.01', not 'borrow.01'; with frames = 'propbank', "
-                "no sense where PropBank has no such lemma). Add a lemmatizer before it "
-                "(the shipped pipeline has 'trainable_lemmatizer'; spaCy's 'lemmatizer' works too).",
-                self.name, self.name,
+                "%s: no lemmatizer runs before %s, and the predicate %r is a form the labeller's "
+                "lemma table does not know, so its roleset is built on the word form (with frames = "
+                "'propbank': no sense). Add a lemmatizer before it (the shipped pipeline has "
+                "'trainable_lemmatizer'; spaCy's 'lemmatizer' works too).",
+                self.name, self.name, forms[0],
             )
 
     def _frame(
