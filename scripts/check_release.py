@@ -105,7 +105,8 @@ def check_installed() -> List[str]:
 
     problems = []
     location = Path(spacy_lal.__file__).resolve().parent
-    if ROOT in location.parents:
+    checkout = ROOT / "spacy_lal"  # the release's venv may live inside the checkout (.release/)
+    if location == checkout:
         return [f"spacy_lal was imported from the checkout ({location}), not from an installed package"]
     for path in sorted(location.rglob("*.py")):
         module = ".".join(path.relative_to(location.parent).with_suffix("").parts).removesuffix(".__init__")
@@ -131,7 +132,7 @@ def check_installed() -> List[str]:
             problems.append(f"spacy.load({name!r}): {type(error).__name__}: {error}")
             continue
         path = spacy_lal.pipeline_path(name)
-        if ROOT in path.resolve().parents:
+        if checkout in path.resolve().parents:
             problems.append(f"spacy_lal.pipeline_path({name!r}) is in the checkout: {path}")
         doc = nlp("The cat sat on the mat.")
         if doc._.tree is None or not doc._.srl:

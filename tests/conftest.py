@@ -28,7 +28,7 @@ from spacy_lal.tree import Tree  # noqa: E402
 
 # scripts/test_release.sh tests the installed package: a spacy_lal imported from the checkout
 # would test code no user gets.
-if os.environ.get("SPACY_LAL_INSTALLED") and Path(__file__).resolve().parents[1] in Path(spacy_lal.__file__).resolve().parents:
+if os.environ.get("SPACY_LAL_INSTALLED") and Path(spacy_lal.__file__).resolve().parent == Path(__file__).resolve().parents[1] / "spacy_lal":
     raise pytest.UsageError(f"SPACY_LAL_INSTALLED is set but spacy_lal comes from the checkout: {spacy_lal.__file__}")
 
 
