@@ -45,7 +45,16 @@ def declared_entry_points() -> List[Tuple[str, str, str]]:
     return entries
 
 
-ENTRY_POINTS = declared_entry_points()
+# The registries' entry points; the console script (spacy-lal) is checked apart.
+ENTRY_POINTS = [entry for entry in declared_entry_points() if entry[0] != "console_scripts"]
+
+
+def test_the_console_script_is_the_cli():
+    from spacy_lal.__main__ import main
+
+    (script,) = [e for e in importlib.metadata.entry_points(group="console_scripts") if e.name == "spacy-lal"]
+    assert ("console_scripts", "spacy-lal", script.value) in declared_entry_points()
+    assert script.load() is main
 
 
 def test_every_group_is_a_spacy_registry():
