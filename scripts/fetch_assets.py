@@ -27,6 +27,9 @@ REPOSITORIES = {
     # name: (GitHub repository, pinned commit)
     "UD_English-EWT": ("UniversalDependencies/UD_English-EWT", "15d613d8447b3478787d4c278730a1e48a945efb"),
     "propbank-release": ("propbank/propbank-release", "4abade0b53ce4a181e1d98b3518101c1a44d395a"),
+    # PropBank 3.4's frame files (CC BY-SA 4.0): the roleset inventory, and the examples of
+    # `convert propbank-examples` (project.yml: propbank-silver)
+    "propbank-frames": ("propbank/propbank-frames", "c66e0ccf28b53f00051b187db83e937b5bee2e32"),
 }
 # name: (GitHub repository, pinned commit, folder in it, {file: SHA-256}); fetched with --only NAME
 FILE_SETS = {

@@ -11,6 +11,8 @@ those offsets) and ``nlp.pipe(n_process=...)``:
   ``doc.sents`` says later. Stored values are never modified in place, only replaced.
 - ``token._.lal_frame`` on a predicate: ``{"sense": str | None, "args": [[start - p, end - p,
   label], ...]}``, offsets relative to the predicate ``p``.
+- ``doc.user_data["lal_srl_partial"]`` (:data:`PARTIAL_SRL`): True when the frames annotate only
+  some of the Doc's predicates (``convert propbank-examples``).
 
 Read-only attributes (registered by :func:`register_extensions` on ``import spacy_lal``):
 ``doc._.trees``, ``doc._.tree``, ``doc._.srl``; ``span._.labels``, ``span._.parse_string``,
@@ -44,6 +46,10 @@ _WHITESPACE = re.compile(r"\s")
 
 TREE_ATTR = "lal_tree"
 FRAME_ATTR = "lal_frame"
+# doc.user_data[PARTIAL_SRL] = True: the Doc's frames annotate only some of its predicates (a
+# PropBank frame-file example: one predicate), so lal_srl learns nothing about the others
+# (neither that they are predicates nor that they are not). Absent or False: every predicate is.
+PARTIAL_SRL = "lal_srl_partial"
 
 
 class NotAConstituentError(ValueError):

@@ -8,6 +8,9 @@
     convert conll05 PROPS OUTPUT.spacy --words WORDS [--synt SYNT]
     convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...] [--share F]
                  (unlabeled text for parse-corpus, and its corpus card TEXTS.card.json)
+    convert propbank-examples FRAMES_DIR OUTPUT.spacy [--card CARD.json]
+                 (PropBank frame-file examples: one annotated predicate per Doc, marked partial;
+                 and its corpus card OUTPUT.card.json)
 
 An INPUT directory stands for its files matching ``--pattern`` (recursively, sorted). A column
 file cut short (its last line not followed by the blank line that ends each sentence; a
@@ -73,6 +76,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     nltk.add_argument("--exclude", action="append", metavar="PACKAGE[,...]", help="leave these packages out")
     nltk.add_argument("--share", type=_share, default=1.0, metavar="FRACTION",
                       help="write only this share of the words, in whole records mixed from every package (default: 1)")
+
+    examples = formats.add_parser(
+        "propbank-examples", help="PropBank frame-file examples as Docs with one annotated predicate (partial SRL gold)"
+    )
+    examples.add_argument("folder", type=Path, metavar="FRAMES_DIR", help="propbank-frames/frames")
+    examples.add_argument("output", type=Path, metavar="OUTPUT", help="the .spacy file to write")
+    examples.add_argument("--card", type=Path, help="the corpus card (default: OUTPUT with .card.json)")
+    examples.add_argument("--lang", default="en")
     parser.set_defaults(func=main)
 
 
@@ -86,6 +97,8 @@ def main(args: argparse.Namespace) -> int:
 
     if args.format == "nltk-text":
         return _nltk_text(args)
+    if args.format == "propbank-examples":
+        return _propbank_examples(args)
     try:
         if args.format == "ewt":
             stats = corpora.convert_ewt(args.ud, args.propbank, args.output, lang=args.lang)
@@ -185,6 +198,24 @@ def _nltk_text(args: argparse.Namespace) -> int:
         print("  ".join(cell.rjust(w) if i in (1, 2) else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
     card_path = args.card or args.output.with_suffix(".card.json")
     print(f"{args.output}: {card['documents']} documents; corpus card {card_path}")
+    return 0
+
+
+def _propbank_examples(args: argparse.Namespace) -> int:
+    from spacy_lal.corpora.propbank_examples import write_propbank_examples
+
+    try:
+        stats = write_propbank_examples(args.folder, args.output, card=args.card, lang=args.lang)
+    except (ValueError, OSError) as err:
+        from . import error_line
+
+        print(f"error: {error_line(err)}", file=sys.stderr)
+        return 1
+    print(stats.table())
+    if stats.repaired_files:
+        print(f"read without their malformed examples: {', '.join(stats.repaired_files)}")
+    card_path = args.card or args.output.with_suffix(".card.json")
+    print(f"{args.output}: {stats.kept} docs from {stats.files} frame files; corpus card {card_path}")
     return 0
 
 

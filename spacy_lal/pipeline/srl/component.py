@@ -66,6 +66,10 @@ not shown to the model (an argument may span them); a sentence longer than the m
 piece only; sentences without predicates give no rows; empty Docs get no frames. Training uses
 only Examples whose predicted tokens are the gold tokens (read corpora with ``gold_preproc``);
 gold roles unseen at ``initialize`` are skipped (counted in a warning).
+A gold Doc marked partial (``doc.user_data["lal_srl_partial"]``, ``extensions.PARTIAL_SRL``:
+PropBank frame-file examples, ``convert propbank-examples``) annotates some predicates only: the
+predicate-identification loss covers its annotated predicates alone (IGNORE on its other words),
+and only those get role and sense targets.
 """
 import logging
 from collections import Counter, defaultdict
@@ -78,7 +82,7 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ...extensions import clear_frames, set_frames
+from ...extensions import PARTIAL_SRL, clear_frames, set_frames
 from ...logs import log_once
 from ...srl import FrameData
 from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model
@@ -293,6 +297,10 @@ class SemanticRoleLabeler(UnitPipe):
         label_ids = {label: i for i, label in enumerate(self.labels)}
         sense_ids = {sense: i for i, sense in enumerate(self.senses)}
         frames = [{frame.predicate.i: frame.data for frame in eg.reference._.srl} for eg in examples]
+        # A Doc marked partial (PARTIAL_SRL) annotates some predicates only: its other words are
+        # no gold non-predicates, so their predicate flags are IGNORE (no loss), and only the
+        # annotated predicates get role and sense rows.
+        partial = [bool(eg.reference.user_data.get(PARTIAL_SRL)) for eg in examples]
         width = max(len(unit) for unit in units)
         is_predicate = numpy.full((len(units), width), IGNORE, dtype="int64")
         predicates: List[List[int]] = []
@@ -303,7 +311,7 @@ class SemanticRoleLabeler(UnitPipe):
         for u, unit in enumerate(units):
             doc_frames = frames[unit.doc_index]
             flags = [token in doc_frames for token in unit.words]
-            is_predicate[u, : len(unit)] = flags
+            is_predicate[u, : len(unit)] = [1 if flag else IGNORE for flag in flags] if partial[unit.doc_index] else flags
             positions = [k for k, flag in enumerate(flags) if flag]
             predicates.append(positions)
             for k in positions:

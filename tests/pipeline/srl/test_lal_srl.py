@@ -618,3 +618,36 @@ def test_a_sense_loss_over_the_lemmas_rolesets_trains(train_srl):
     srl.cfg["sense_loss"] = "lemmas"  # as a config's component_settings could set it
     with pytest.raises(ValueError, match="sense_loss must be one of"):
         nlp.update(examples[:1])
+
+
+def test_a_partial_doc_trains_only_its_annotated_predicate(train_srl, srl_sentences, srl_gold_doc):
+    """A Doc marked PARTIAL_SRL (a PropBank frame-file example) gives no predicate-flag target
+    but at its annotated predicate (IGNORE elsewhere) and role/sense rows for that predicate
+    only; the same Doc unmarked keeps its 0 flags."""
+    from spacy_lal.extensions import PARTIAL_SRL
+    from spacy_lal.pipeline.srl.adapter import IGNORE
+
+    nlp, _ = train_srl(n_iter=0)
+    srl = nlp.get_pipe("lal_srl")
+    words, frames = srl_sentences[0]  # "The man who saw the dog left ." (see.01, leave.11)
+    full = srl_gold_doc(nlp.vocab, words, frames)
+    partial = srl_gold_doc(nlp.vocab, words, frames[:1])
+    partial.user_data[PARTIAL_SRL] = True
+    batches = {}
+    for name, gold in (("full", full), ("partial", partial), ("unmarked", srl_gold_doc(nlp.vocab, words, frames[:1]))):
+        examples = [Example(Doc(nlp.vocab, words=words), gold)]
+        units = srl.predict([eg.predicted for eg in with_gold_predicates(examples)]).units
+        batches[name] = srl._training_batch(examples, units)
+    flags = {name: batch.targets.is_predicate[0, : len(words)].tolist() for name, batch in batches.items()}
+    assert flags["full"] == [0, 0, 0, 1, 0, 0, 1, 0]
+    assert flags["unmarked"] == [0, 0, 0, 1, 0, 0, 0, 0]
+    assert flags["partial"] == [IGNORE, IGNORE, IGNORE, 1, IGNORE, IGNORE, IGNORE, IGNORE]
+    assert batches["partial"].predicates == [[3]] and batches["full"].predicates == [[3, 6]]
+    assert batches["partial"].targets.roles.shape[0] == 1 == len(batches["partial"].targets.senses)
+    assert (batches["partial"].targets.roles[0] == batches["full"].targets.roles[0]).all()
+    # and it trains: one update with the partial Doc among full ones
+    examples = [Example(Doc(nlp.vocab, words=words), partial)] + [
+        Example(Doc(nlp.vocab, words=w), srl_gold_doc(nlp.vocab, w, f)) for w, f in srl_sentences[1:3]
+    ]
+    losses = nlp.update(examples, sgd=nlp.create_optimizer())
+    assert losses["lal_srl"] > 0
