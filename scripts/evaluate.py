@@ -7,6 +7,7 @@
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --srl-decoder tree --srl-gold-trees
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --raw assets/UD_English-EWT/en_ewt-ud-test.conllu
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/dev.spacy --sense-prior 0
+    python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/dev.spacy --ensemble spacy_lal/pipelines/en_lal_ewt_trf
 
 ``--raw GOLD.conllu``: raw text in, as the CoNLL 2018 shared task measures a pipeline
 (``spacy_lal.evaluation.evaluate_raw_text``): each document of the gold file is given to the
@@ -33,6 +34,12 @@ spans) into ``doc.spans["gold_np_propn"]`` of each input and makes them constrai
 ``--srl-decoder tree`` restricts arguments to the predicted tree's constituents (plus single
 words); with ``--srl-gold-trees`` the inputs carry the gold trees and lal_parser is left out
 (the upper bound of tree-constrained roles). ``--limit N`` scores the first N Docs only.
+
+``--ensemble PIPELINE...`` (after the corpus: it takes every name up to the next option): the
+pipeline and these parse as one ensemble (averaged span, arc,
+dependency label scores and tag distributions, decoded with the first pipeline's decoder:
+``spacy_lal/pipeline/parser/ensemble.py``); the rest of the first pipeline (lemmas, roles) runs
+on its parses. The options above apply to every member.
 """
 import argparse
 import json
@@ -62,6 +69,8 @@ def main(argv=None) -> int:
     parser.add_argument("--disable", nargs="*", default=[], help="components to leave out (e.g. to time the parser alone)")
     parser.add_argument("--limit", type=int, help="score the first N Docs only")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--ensemble", nargs="+", default=[], metavar="PIPELINE",
+                        help="parse with an ensemble of the pipeline and these (pipeline/parser/ensemble.py)")
     parser.add_argument("--raw", type=Path, metavar="GOLD.conllu", help="score raw text: the gold CoNLL-U file's documents")
     parser.add_argument("--raw-layout", choices=RAW_TEXT_LAYOUTS, default="conll18",
                         help="with --raw: the CoNLL 2018 shared task's text (paragraphs, wrapped lines) or the sentences joined by a space")
@@ -75,10 +84,12 @@ def main(argv=None) -> int:
     from spacy_lal.evaluation import evaluate_pipeline, evaluate_raw_text
 
     nlp = spacy.load(args.pipeline)
-    if args.decoder:
-        nlp.get_pipe("lal_parser").set_decoder(args.decoder)
-    if args.quantize or args.float:
-        spacy_lal.quantize(nlp, args.quantize)
+    members = [nlp] + [spacy.load(path) for path in args.ensemble]
+    for member in members:
+        if args.decoder:
+            member.get_pipe("lal_parser").set_decoder(args.decoder)
+        if args.quantize or args.float:
+            spacy_lal.quantize(member, args.quantize)
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").cfg["decoder"] = args.srl_decoder
     if args.sense_prior is not None and "lal_srl" in nlp.pipe_names:
@@ -103,8 +114,17 @@ def main(argv=None) -> int:
         gold_np_constraints=args.gold_np_constraints,
         disable=args.disable,
         batch_size=args.batch_size,
+        parse=_ensemble(members, args.batch_size) if args.ensemble else None,
     )
+    if args.ensemble:
+        result = {"ensemble": [args.pipeline, *args.ensemble], **result}
     return _report(result, args.output)
+
+
+def _ensemble(members, batch_size):
+    from spacy_lal.pipeline.parser.ensemble import ensemble_parse
+
+    return lambda docs: ensemble_parse(members, docs, batch_size=batch_size)
 
 
 def _report(result: dict, output) -> int:

@@ -10,7 +10,7 @@ by the same code; tag, UPOS and morphology accuracy where the pipeline predicts 
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from spacy.language import Language
 from spacy.scorer import Scorer
@@ -68,6 +68,7 @@ def evaluate_pipeline(
     gold_np_constraints: Optional[str] = None,
     disable: Iterable[str] = (),
     batch_size: int = 64,
+    parse: Optional[Callable[[List[Doc]], Iterable[Doc]]] = None,
 ) -> Dict[str, Any]:
     """Scores of ``nlp`` on the ``gold`` Docs, as percentages, with the words and seconds.
 
@@ -75,7 +76,9 @@ def evaluate_pipeline(
     or "predicted" (end to end); ``srl_gold_trees``: the inputs carry the gold trees and
     lal_parser is left out (the upper bound of tree-constrained roles);
     ``gold_np_constraints``: "require" or "no_cross": the gold NPs with a proper noun become
-    lal_parser constraints of that kind.
+    lal_parser constraints of that kind; ``parse``: what parses the inputs (Docs of
+    ``nlp.vocab``) instead of ``nlp.pipe`` (an ensemble whose first member is ``nlp``:
+    ``pipeline/parser/ensemble.py``), under the same settings.
     """
     inputs = gold_inputs(nlp.vocab, gold)
     disable = list(disable)
@@ -98,7 +101,7 @@ def evaluate_pipeline(
                 mark_predicates(doc, [frame.predicate.i for frame in ref._.srl])
     start = time.perf_counter()
     with nlp.select_pipes(disable=[name for name in disable if name in nlp.pipe_names]):
-        predicted = list(nlp.pipe(inputs, batch_size=batch_size))
+        predicted = list(nlp.pipe(inputs, batch_size=batch_size) if parse is None else parse(inputs))
     seconds = time.perf_counter() - start
     examples = [Example(p, g) for p, g in zip(predicted, gold)]
     scores: Dict[str, Any] = {"words": sum(len(d) for d in gold), "seconds": round(seconds, 2), **extra}

@@ -13,7 +13,7 @@ dependency labels on the decoded arcs (the root label on the root arc only).
 import threading
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy
 import torch
@@ -25,7 +25,7 @@ from ...nn.int8 import int8_copy
 from ...nn.parser import LabelAttentionParserModel, ParserOutput
 from ...nn.span import fencepost_vectors
 from ..arcs import GRAPH_DECODERS, decode_heads, label_arcs, unit_arcs
-from ..torch_bridge import PerUnit
+from ..torch_bridge import PerUnit, eval_mode
 
 DEPENDENCY_DECODERS = GRAPH_DECODERS + ("joint",)
 
@@ -60,6 +60,9 @@ class ParserBatch:
     # (``constraints.py``: already consistent); None = no constraints.
     require: Optional[List[List[Tuple[int, int]]]] = None
     no_cross: Optional[List[List[Tuple[int, int]]]] = None
+    # Return the scores that decoding reads (``ParserScores``) instead of decoding them: for an
+    # ensemble (``ensemble.py``), which decodes its members' averaged scores.
+    scores_only: bool = False
 
     def select(self, rows: Sequence[int], width: int) -> "ParserBatch":
         """The batch of ``rows`` (a length-sorted chunk), targets padded to ``width``."""
@@ -88,6 +91,33 @@ class DecodedParses(PerUnit):
     heads: List[Optional[numpy.ndarray]]
     dep_labels: List[Optional[numpy.ndarray]]
     details: List[Optional[UnitDetails]]
+
+
+@dataclass(eq=False)
+class ArcLabeller:
+    """One chunk's dependency label scores for heads chosen later (``ParserScores``): its output
+    is kept until then. ``rows`` units, padded to ``width`` (T+1)."""
+
+    score: Callable[[torch.Tensor], torch.Tensor]  # (rows, width) padded heads -> (rows, width, labels)
+    module: torch.nn.Module  # the adapter: scored in eval mode, as in ``decode``
+    rows: int
+    width: int
+
+    def __call__(self, padded_heads: numpy.ndarray) -> numpy.ndarray:
+        """Label scores ``(rows, width, labels)`` of the arcs of ``padded_heads`` (column 0 unused)."""
+        with eval_mode(self.module), torch.inference_mode():
+            return to_host(self.score(torch.as_tensor(padded_heads)))
+
+
+@dataclass
+class ParserScores(PerUnit):
+    """Per unit of n words, what ``ParserAdapter.decode`` decodes (``ParserBatch.scores_only``):
+    the span chart (n+1, n+1, L) and arc scores (n+1, n+1) (None without that head), and its
+    chunk's ``ArcLabeller`` with the unit's row in it (None without dependency labels)."""
+
+    charts: List[Optional[numpy.ndarray]]
+    arcs: List[Optional[numpy.ndarray]]
+    labellers: List[Optional[Tuple[ArcLabeller, int]]]
 
 
 class ParserAdapter(torch.nn.Module):
@@ -169,31 +199,29 @@ class ParserAdapter(torch.nn.Module):
         )
         return total
 
-    def decode(self, output: ParserOutput, batch: ParserBatch) -> DecodedParses:
+    def decode(self, output: ParserOutput, batch: ParserBatch) -> Union[DecodedParses, ParserScores]:
         """Trees and dependencies of the batch, as ``batch`` says to decode them (the component
-        validated its settings)."""
+        validated its settings); with ``batch.scores_only``, the scores instead (``ParserScores``)."""
         lengths = output.lengths.tolist()
         n_units = len(lengths)
-        spans: List[Optional[numpy.ndarray]] = [None] * n_units
-        heads: List[Optional[numpy.ndarray]] = [None] * n_units
-        labels: List[Optional[numpy.ndarray]] = [None] * n_units
         charts = arcs = None
         if self.parser.span_scorer is not None:
             charts = _charts(to_host(output.packed_spans), lengths, self.parser.n_span_labels)
         if self.parser.arc_scorer is not None:
             arcs = unit_arcs(to_host(output.arc_scores), lengths)
-        if batch.dependency_decoder == "joint" and charts is not None and arcs is not None:
-            results = joint_batch(charts, arcs, batch.joint_weight, require=batch.require, no_cross=batch.no_cross)
-            spans = [result.spans for result in results]
-            heads = [result.heads for result in results]
-        else:
-            if charts is not None:
-                spans = [result.spans for result in cky_batch(charts, require=batch.require, no_cross=batch.no_cross)]
-            if arcs is not None:
-                heads = decode_heads(arcs, batch.dependency_decoder)
+        score = label_heads = None
         if self.parser.dep_label_scorer is not None:
             score = lambda padded_heads: self.parser.dep_label_scores(output, padded_heads)  # noqa: E731
-            labels = label_arcs(heads, lengths, output.arc_scores.shape[1], score, batch.root_label)
+            width = output.arc_scores.shape[1]
+            label_heads = lambda heads: label_arcs(heads, lengths, width, score, batch.root_label)  # noqa: E731
+        if batch.scores_only:
+            labeller = None if score is None else ArcLabeller(score, self, n_units, output.arc_scores.shape[1])
+            return ParserScores(
+                [None] * n_units if charts is None else charts,
+                [None] * n_units if arcs is None else arcs,
+                [None if labeller is None else (labeller, b) for b in range(n_units)],
+            )
+        spans, heads, labels = decode_scores(n_units, charts, arcs, batch, label_heads)
         details: List[Optional[UnitDetails]] = [None] * n_units
         if batch.details:
             details = self._details(output, charts)
@@ -209,6 +237,35 @@ class ParserAdapter(torch.nn.Module):
             UnitDetails(attention[b, :, : n + 2], fences[b, : n + 1], None if charts is None else charts[b])
             for b, n in enumerate(output.lengths.tolist())
         ]
+
+
+def decode_scores(
+    n_units: int,
+    charts: Optional[List[numpy.ndarray]],
+    arcs: Optional[List[numpy.ndarray]],
+    batch: ParserBatch,
+    label_heads: Optional[Callable[[List[numpy.ndarray]], List[numpy.ndarray]]],
+) -> Tuple[List[Optional[numpy.ndarray]], List[Optional[numpy.ndarray]], List[Optional[numpy.ndarray]]]:
+    """Spans, heads and dependency label ids of ``n_units`` units from their charts and arc
+    scores (either may be None: no such head), as ``batch`` says to decode them: the joint
+    decoder, or CKY and Eisner / Chu-Liu-Edmonds, with the batch's constraints;
+    ``label_heads`` gives the label ids of the decoded heads. ``ParserAdapter.decode``'s step,
+    and the ensemble's on averaged scores (``ensemble.py``)."""
+    spans: List[Optional[numpy.ndarray]] = [None] * n_units
+    heads: List[Optional[numpy.ndarray]] = [None] * n_units
+    labels: List[Optional[numpy.ndarray]] = [None] * n_units
+    if batch.dependency_decoder == "joint" and charts is not None and arcs is not None:
+        results = joint_batch(charts, arcs, batch.joint_weight, require=batch.require, no_cross=batch.no_cross)
+        spans = [result.spans for result in results]
+        heads = [result.heads for result in results]
+    else:
+        if charts is not None:
+            spans = [result.spans for result in cky_batch(charts, require=batch.require, no_cross=batch.no_cross)]
+        if arcs is not None:
+            heads = decode_heads(arcs, batch.dependency_decoder)
+    if label_heads is not None:
+        labels = label_heads(heads)
+    return spans, heads, labels
 
 
 def quantized_copy(parser: LabelAttentionParserModel) -> LabelAttentionParserModel:

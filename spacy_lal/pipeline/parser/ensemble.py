@@ -1,0 +1,236 @@
+"""An ensemble of parser pipelines, combined at the score level (a teacher for silver, #51).
+
+:func:`ensemble_parse` runs each member pipeline up to its ``lal_parser`` on copies of the same
+Docs (the words, and the first member's sentence boundaries), averages what the decoders read
+and decodes the averages exactly, with the first member's decoder settings (the shipped
+pipelines': the joint span + dependency decoder) through the code single parsers decode with
+(``adapter.decode_scores``):
+
+- span chart scores: averaged as they are. They are margins (the hinge loss of eq. 9), with no
+  normalisation to undo; a tree's score is their sum, so the average scores every tree by the
+  members' mean tree score.
+- arc scores and dependency label scores: averaged as they are, which is averaging the members'
+  log-probabilities (a product of experts). Both are trained by a softmax (over heads per
+  dependent, over labels per arc), so a member's log-probability differs from its score by one
+  constant per dependent (arcs) or per arc (labels); every word takes exactly one head and one
+  label, so those constants add the same to every tree and labelling, and neither decoder's
+  choice can depend on them. Averaging probabilities instead would need the normalised scores
+  and would no longer be a sum the exact decoders maximise with the spans.
+- PTB tags: the members' distributions (softmax of each tagger's scores) averaged, then argmax.
+
+Labels are aligned by name: the span and dependency label sets must be the same (in any order;
+the first member's order is kept), the tag sets may differ (a member gives probability 0 to a
+tag it lacks; the union is the ensemble's tag set). The rest of the first member's pipeline
+(lemmatizer, ``lal_srl``) then runs on the ensemble's Docs.
+
+An ensemble of one pipeline gives that pipeline's trees, dependencies and tags, and so does a
+pipeline with itself (the average of equal float32 scores is the same scores).
+"""
+from dataclasses import replace
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+
+import numpy
+from spacy import util
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from ..arcs import pick_labels
+from ..base import Predictions
+from ..units import Unit
+from .adapter import DecodedParses, ParserBatch, ParserScores, decode_scores
+
+__all__ = ["ensemble_parse", "average_scores", "align_labels"]
+
+PARSER_FACTORY = "lal_parser"
+TAGGER_FACTORY = "tagger"
+
+
+def ensemble_parse(pipelines: Sequence[Language], docs: Iterable[Doc], *, batch_size: int = 64) -> Iterator[Doc]:
+    """Parse ``docs`` (Docs of the first pipeline's vocab, or texts) with the members' averaged
+    scores (module docstring); yields the first pipeline's Docs, annotated by its whole pipeline
+    but for the tags, trees and dependencies, which are the ensemble's."""
+    if not pipelines:
+        raise ValueError("ensemble_parse: give at least one pipeline")
+    first = pipelines[0]
+    for batch in util.minibatch((first.make_doc(doc) if isinstance(doc, str) else doc for doc in docs), size=batch_size):
+        yield from _parse_batch(pipelines, list(batch))
+
+
+def align_labels(names: Sequence[str], reference: Sequence[str], what: str) -> numpy.ndarray:
+    """The index in ``names`` of each label of ``reference``; the two must hold the same labels."""
+    if sorted(names) != sorted(reference):
+        raise ValueError(
+            f"ensemble: the members' {what} differ (only in the first: {sorted(set(reference) - set(names))}, "
+            f"only in another: {sorted(set(names) - set(reference))}); scores of labels one member lacks cannot be averaged"
+        )
+    index = {name: i for i, name in enumerate(names)}
+    return numpy.array([index[name] for name in reference], dtype="int64")
+
+
+def average_scores(
+    members: Sequence[ParserScores],
+    span_orders: Sequence[numpy.ndarray],
+    dep_orders: Sequence[numpy.ndarray],
+    lengths: Sequence[int],
+    batch: ParserBatch,
+) -> DecodedParses:
+    """The members' charts, arcs and label scores averaged (labels put in the first member's order:
+    ``span_orders[k]`` gives member k's chart label index of each of the first member's chart labels,
+    0 = no constituent included; ``dep_orders[k]`` its dependency label index of each of the first's),
+    then decoded as ``batch`` says (``adapter.decode_scores``)."""
+    n_units = len(lengths)
+    charts = arcs = None
+    if all(chart is not None for chart in members[0].charts):
+        charts = [_mean([m.charts[u][:, :, order] for m, order in zip(members, span_orders)]) for u in range(n_units)]
+    if all(arc is not None for arc in members[0].arcs):
+        arcs = [_mean([m.arcs[u] for m in members]) for u in range(n_units)]
+    label_heads = None
+    if all(entry is not None for entry in members[0].labellers):
+
+        def label_heads(heads: List[numpy.ndarray]) -> List[numpy.ndarray]:
+            per_member = [_label_scores(m, heads, lengths) for m in members]
+            return [
+                pick_labels(heads[u], _mean([scores[u][:, order] for scores, order in zip(per_member, dep_orders)]),
+                            batch.root_label)
+                for u in range(n_units)
+            ]
+
+    spans, heads, labels = decode_scores(n_units, charts, arcs, batch, label_heads)
+    return DecodedParses(spans, heads, labels, [None] * n_units)
+
+
+def _mean(arrays: List[numpy.ndarray]) -> numpy.ndarray:
+    """The float32 mean (of one array: its values; of equal arrays: their values, exactly)."""
+    total = numpy.array(arrays[0], dtype="float32")
+    for array in arrays[1:]:
+        total += array
+    return total / numpy.float32(len(arrays))
+
+
+def _label_scores(member: ParserScores, heads: List[numpy.ndarray], lengths: Sequence[int]) -> List[numpy.ndarray]:
+    """Each unit's (n, labels) dependency label scores of its arcs in ``heads``, computed per
+    chunk as ``arcs.label_arcs`` computes them when a parser decodes on its own."""
+    chunks: Dict[int, Tuple[object, List[Tuple[int, int]]]] = {}
+    for u, (labeller, row) in enumerate(member.labellers):  # type: ignore[misc]
+        chunks.setdefault(id(labeller), (labeller, []))[1].append((row, u))
+    scores: List[Optional[numpy.ndarray]] = [None] * len(heads)
+    for labeller, rows in chunks.values():
+        padded = numpy.zeros((labeller.rows, labeller.width), dtype="int64")  # type: ignore[attr-defined]
+        for row, u in rows:
+            padded[row, 1 : len(heads[u])] = heads[u][1:]
+        values = labeller(padded)  # type: ignore[operator]
+        for row, u in rows:
+            scores[u] = values[row, 1 : lengths[u] + 1]
+    return scores  # type: ignore[return-value]
+
+
+def _component(nlp: Language, factory: str) -> Optional[str]:
+    names = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == factory]
+    return names[0] if names else None
+
+
+def _parser_name(nlp: Language) -> str:
+    name = _component(nlp, PARSER_FACTORY)
+    if name is None:
+        raise ValueError(f"ensemble: a member pipeline has no {PARSER_FACTORY} (components: {nlp.pipe_names})")
+    return name
+
+
+def _run(nlp: Language, names: Sequence[str], docs: List[Doc], tagger: Optional[str]) -> Optional[Tuple[Tuple[str, ...], List[numpy.ndarray]]]:
+    """Run the components ``names`` of ``nlp`` over ``docs`` (in place); the tagger's labels and
+    each Doc's tag distributions (tokens x tags) if ``tagger`` is among them."""
+    tags = None
+    for name in names:
+        proc = nlp.get_pipe(name)
+        if name == tagger:
+            # ``Tagger.predict`` as spaCy writes it, keeping the scores it turns into tag ids.
+            if any(len(doc) for doc in docs):
+                scores = proc.model.predict(docs)
+                proc.set_annotations(docs, proc._scores2guesses(scores))
+            else:
+                scores = [numpy.zeros((0, len(proc.labels)), dtype="float32") for _ in docs]
+            tags = (tuple(proc.labels), [_softmax(proc.model.ops.to_numpy(s), proc.model) for s in scores])
+        elif hasattr(proc, "pipe"):
+            docs[:] = list(proc.pipe(docs, batch_size=max(1, len(docs))))
+        else:
+            docs[:] = [proc(doc) for doc in docs]
+    return tags
+
+
+def _softmax(scores: numpy.ndarray, model) -> numpy.ndarray:
+    """A tagger's distributions: its softmax layer's output as it is if that normalises at
+    prediction, else normalised here."""
+    normalized = any(layer.attrs.get("softmax_normalize", False) for layer in model.walk() if "softmax_normalize" in layer.attrs)
+    scores = numpy.asarray(scores, dtype="float32")
+    if normalized:
+        return scores
+    exp = numpy.exp(scores - scores.max(axis=1, keepdims=True))
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def _unit_key(units: Sequence[Unit]) -> List[Tuple[int, int, int, Tuple[int, ...], int]]:
+    return [(u.doc_index, u.start, u.end, tuple(u.words), u.piece) for u in units]
+
+
+def _parse_batch(pipelines: Sequence[Language], docs: List[Doc]) -> List[Doc]:
+    first = pipelines[0]
+    names = [_parser_name(nlp) for nlp in pipelines]
+    before = [nlp.pipe_names[: nlp.pipe_names.index(name)] for nlp, name in zip(pipelines, names)]
+    taggers = [_component(nlp, TAGGER_FACTORY) for nlp in pipelines]
+    preset = [[token.tag != 0 for token in doc] for doc in docs]
+    members = [docs]
+    tags = [_run(first, before[0], docs, taggers[0])]
+    for k, nlp in enumerate(pipelines[1:], 1):
+        copies = [
+            Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+                sent_starts=[bool(t.is_sent_start) for t in doc])
+            for doc in docs
+        ]
+        tags.append(_run(nlp, before[k], copies, taggers[k]))
+        members.append(copies)
+    tagger0 = first.get_pipe(taggers[0]) if taggers[0] else None
+    _set_tags([t for t in tags if t is not None], docs, preset, overwrite=bool(tagger0 and tagger0.cfg.get("overwrite")))
+
+    parsers = [nlp.get_pipe(name) for nlp, name in zip(pipelines, names)]
+    parser0 = parsers[0]
+    units = parser0._units(docs, piece_length=parser0.cfg["piece_length"])
+    decoded = None
+    if units:
+        batch = parser0._prediction_batch(docs, units)
+        scores, span_orders, dep_orders = [], [], []
+        for parser, member_docs in zip(parsers, members):
+            member_units = parser._units(member_docs, piece_length=parser.cfg["piece_length"])
+            if _unit_key(member_units) != _unit_key(units):
+                raise ValueError("ensemble: the members cut the Docs into different sentences or pieces "
+                                 "(give them the same piece_length)")
+            member_batch = replace(parser._prediction_batch(member_docs, member_units), scores_only=True)
+            scores.append(parser.model.predict((member_docs, member_units, member_batch)))
+            span_orders.append(numpy.concatenate([[0], 1 + align_labels(parser.span_labels, parser0.span_labels, "span labels")]))
+            dep_orders.append(align_labels(parser.dep_labels, parser0.dep_labels, "dependency labels"))
+        decoded = average_scores(scores, span_orders, dep_orders, [len(u) for u in units], batch)
+    parser0.set_annotations(docs, Predictions(units, decoded))
+    after = first.pipe_names[first.pipe_names.index(names[0]) + 1 :]
+    _run(first, after, docs, None)
+    return docs
+
+
+def _set_tags(
+    tags: List[Tuple[Tuple[str, ...], List[numpy.ndarray]]], docs: List[Doc], preset: List[List[bool]], overwrite: bool
+) -> None:
+    """Each token's tag: the argmax of the members' averaged distributions, over the union of
+    their tag sets (a tag a member lacks has probability 0 there); tokens tagged before the
+    tagger ran keep their tags unless it overwrites."""
+    if not tags:
+        return
+    union: List[str] = []
+    for labels, _ in tags:
+        union.extend(label for label in labels if label not in union)
+    index = {label: i for i, label in enumerate(union)}
+    for d, doc in enumerate(docs):
+        total = numpy.zeros((len(doc), len(union)), dtype="float32")
+        for labels, distributions in tags:
+            total[:, [index[label] for label in labels]] += distributions[d]
+        best = (total / numpy.float32(len(tags))).argmax(axis=1)
+        for i, token in enumerate(doc):
+            if overwrite or not preset[d][i]:
+                token.tag_ = union[best[i]]
