@@ -106,5 +106,5 @@ def test_shipped_pipeline_with_itself():
     gold = [Doc(nlp.vocab, words=text.split()) for text in texts]
     signature = lambda docs: [([t.tag_ for t in d], *p) for d, p in zip(docs, _parses(docs))]  # noqa: E731
     docs = list(nlp.pipe(gold_inputs(nlp.vocab, gold)))
-    assert signature(ensemble_parse([nlp], gold_inputs(nlp.vocab, gold))) == signature(docs)
-    assert signature(ensemble_parse([nlp, nlp], gold_inputs(nlp.vocab, gold))) == signature(docs)
+    assert signature(list(ensemble_parse([nlp], gold_inputs(nlp.vocab, gold)))) == signature(docs)
+    assert signature(list(ensemble_parse([nlp, nlp], gold_inputs(nlp.vocab, gold)))) == signature(docs)
