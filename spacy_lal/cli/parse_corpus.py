@@ -8,12 +8,18 @@ INPUT: a text file (one document a line), JSONL with a "text" field (other field
 metadata), a directory of .txt files (one document each), a .spacy DocBin; a directory of such
 shards or a quoted glob. OUTPUT: a directory of shards (one per --shard-size documents of each
 input file), manifest.jsonl (finished shards: a rerun resumes after them) and failed.jsonl
-(documents the pipeline could not parse, with their error). Every document keeps its input id.
+(documents that could not be parsed, with their id, file, line and error: bad input lines, which
+are not UTF-8, not JSON, without a string "text" or with a lone surrogate, and documents the
+pipeline failed on; the others are parsed). Every document keeps its input id; two documents with
+one id are refused before anything is parsed. One run at a time writes to an OUTPUT: a second
+one fails at once.
 
---engine local parses in this process (--n-process as nlp.pipe); --engine ray on Ray actors,
-one pipeline per worker, a dead worker's batch retried (pip install "spacy-lal[ray]").
+--engine local parses in this process (--n-process as nlp.pipe, its processes started by
+--start-method; each runs torch on one thread); --engine ray on Ray actors, one pipeline per
+worker, a dead worker's batch retried (pip install "spacy-lal[ray]").
 """
 import argparse
+import multiprocessing
 import sys
 from pathlib import Path
 
@@ -46,6 +52,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--shard-size", type=int, default=1000, help="documents per output shard (default: 1000)")
     parser.add_argument("--n-process", type=int, default=1, help="local: processes for nlp.pipe (default: 1)")
     parser.add_argument(
+        "--start-method", choices=multiprocessing.get_all_start_methods(),
+        help="local: how --n-process starts its processes (default: Python's for the system, e.g. fork on Linux "
+        "before Python 3.14)",
+    )
+    parser.add_argument(
         "--text-unit", choices=TEXT_UNITS, help="a plain text file holds one document a line or is one (default: "
         "line for files named or globbed, file for a directory's .txt files)"
     )
@@ -58,6 +69,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     from ..corpus_parse import parse_corpus
 
+    if args.start_method is not None:  # nlp.pipe starts its processes in the default context
+        multiprocessing.set_start_method(args.start_method, force=True)
     try:
         summary = parse_corpus(
             args.input,

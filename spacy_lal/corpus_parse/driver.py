@@ -1,6 +1,7 @@
-"""``parse_corpus``: the driver. It reads the inputs, cuts shards, hands batches to an engine,
-puts each shard's results back in input order and writes the shard once all its documents are
-accounted for (parsed or failed)."""
+"""``parse_corpus``: the driver. It reads the inputs (refusing duplicate ids), locks the output
+directory, cuts shards, hands batches to an engine, puts each shard's results back in input order
+and writes the shard once all its documents are accounted for (parsed or failed: a bad input
+record fails without reaching the engine)."""
 from __future__ import annotations
 
 import hashlib
@@ -11,14 +12,14 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from tqdm import tqdm
 
 from ..corpora._common import PathLike
 from .engines import ENGINES, LocalEngine, RayEngine
 from .inputs import Record, Source, find_sources
-from .manifest import OutputDir, ShardRecord
+from .manifest import Failure, OutputDir, ShardRecord
 from .outputs import FORMATS, join_payloads, shard_files, write_atomic
 from .worker import Batch, BatchResult, ModelSpec, check_model
 
@@ -36,7 +37,8 @@ class Summary:
     workers: int
     documents: int = 0
     words: int = 0
-    failed: int = 0
+    failed: int = 0  # bad input records included
+    bad_input: int = 0
     shards_written: int = 0
     shards_skipped: int = 0
     documents_skipped: int = 0
@@ -60,7 +62,8 @@ class Summary:
             f"wrote {_count(self.shards_written, 'shard')} to {self.output}{done_before}",
         ]
         if self.failed:
-            lines.append(f"{_count(self.failed, 'document')} failed: see {self.output / 'failed.jsonl'}")
+            bad = f" ({self.bad_input:,} of them bad input)" if self.bad_input else ""
+            lines.append(f"{_count(self.failed, 'document')} failed{bad}: see {self.output / 'failed.jsonl'}")
         return "\n".join(lines)
 
 
@@ -95,10 +98,14 @@ def parse_corpus(
     ``engine="ray"`` on Ray actors (``address``, ``workers``, ``retries``, ``gpus_per_worker``:
     see :class:`.engines.RayEngine`).
 
-    Reruns resume: shards listed in ``output/manifest.jsonl`` are skipped. Documents the pipeline
-    cannot parse are listed in ``output/failed.jsonl``; every other document is in exactly one
-    shard, in input order, with its input id. Bad input raises before anything is parsed
-    (:class:`spacy_lal.corpora.CorpusFormatError` names the file and line).
+    Reruns resume: shards listed in ``output/manifest.jsonl`` are skipped. Documents that cannot
+    be parsed are listed in ``output/failed.jsonl`` with their file, line and the reason: bad input
+    records (a line that is not UTF-8, not JSON, without a string ``text``, or holding a lone
+    surrogate: see :mod:`.inputs`) and documents the pipeline fails on; every other document is in
+    exactly one shard, in input order, with its input id. Refused before anything is parsed or
+    written: two documents with one id (ValueError naming both places), a file that is no DocBin
+    (:class:`spacy_lal.corpora.CorpusFormatError`), an output directory another run is writing to
+    (:class:`.manifest.OutputInUseError`: the run holds ``output/.lock`` while it runs).
     """
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
@@ -111,55 +118,78 @@ def parse_corpus(
         raise ValueError("n_process is for the local engine; give the Ray engine more workers instead")
     check_model(model)
     sources = find_sources(inputs, text_unit)
-    counts = {source.name: source.count() for source in sources}
-    out = OutputDir(Path(output), {"format": format, "shard_size": shard_size})
-    planned = {f"{name}-{k:05d}" for name, n in counts.items() for k in range(math.ceil(n / shard_size))}
-    summary = Summary(Path(output), engine, workers or n_process)
-    summary.shards_skipped = len(planned & out.done.keys())
-    summary.documents_skipped = sum(out.done[s].docs + out.done[s].failed for s in planned & out.done.keys())
-    if not planned - out.done.keys():
-        for name, records, source in _shards(sources, shard_size):
-            _check_unchanged(out.done[name], records, source)
-        logger.info("%s: all %d shards are done", output, len(planned))
+    counts = _count_and_check_ids(sources)
+    with OutputDir(Path(output), {"format": format, "shard_size": shard_size}) as out:  # locked until the end
+        planned = {f"{name}-{k:05d}" for name, n in counts.items() for k in range(math.ceil(n / shard_size))}
+        summary = Summary(Path(output), engine, workers or n_process)
+        summary.shards_skipped = len(planned & out.done.keys())
+        summary.documents_skipped = sum(out.done[s].docs + out.done[s].failed for s in planned & out.done.keys())
+        if not planned - out.done.keys():
+            for name, records, source in _shards(sources, shard_size):
+                _check_unchanged(out.done[name], records, source)
+            logger.info("%s: all %d shards are done", output, len(planned))
+            return summary
+
+        # A whole shard per call lets nlp.pipe's processes run through it; one batch otherwise.
+        unit = shard_size if engine == "local" and n_process > 1 else batch_size
+        start = time.perf_counter()
+        runner: Any = (
+            LocalEngine(model, format, batch_size, n_process=n_process)
+            if engine == "local"
+            else RayEngine(model, format, batch_size, address=address, workers=workers, retries=retries,
+                           gpus_per_worker=gpus_per_worker)
+        )
+        with runner, tqdm(
+            total=sum(counts.values()), initial=summary.documents_skipped, unit="doc", disable=not progress,
+            smoothing=0.1,
+        ) as bar:
+            summary.workers = runner.workers
+            summary.startup_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            shards = _Assembler(out, format, summary, bar.update)
+            words = 0
+            for result in runner.map(_batches(sources, out, shard_size, unit, shards)):
+                shards.add(result)
+                words += result.words
+                bar.update(result.size)
+                bar.set_postfix_str(f"{words / (time.perf_counter() - start):,.0f} words/s", refresh=False)
+            summary.seconds = time.perf_counter() - start
         return summary
 
-    # A whole shard per call lets nlp.pipe's processes run through it; one batch otherwise.
-    unit = shard_size if engine == "local" and n_process > 1 else batch_size
-    start = time.perf_counter()
-    runner: Any = (
-        LocalEngine(model, format, batch_size, n_process=n_process)
-        if engine == "local"
-        else RayEngine(model, format, batch_size, address=address, workers=workers, retries=retries,
-                       gpus_per_worker=gpus_per_worker)
-    )
-    with runner, tqdm(
-        total=sum(counts.values()), initial=summary.documents_skipped, unit="doc", disable=not progress, smoothing=0.1
-    ) as bar:
-        summary.workers = runner.workers
-        summary.startup_seconds = time.perf_counter() - start
-        start = time.perf_counter()
-        shards = _Assembler(out, format, summary)
-        words = 0
-        for result in runner.map(_batches(sources, out, shard_size, unit, shards)):
-            shards.add(result)
-            words += result.words
-            bar.update(result.size)
-            bar.set_postfix_str(f"{words / (time.perf_counter() - start):,.0f} words/s", refresh=False)
-        summary.seconds = time.perf_counter() - start
-    return summary
+
+def _count_and_check_ids(sources: List[Source]) -> Dict[str, int]:
+    """The number of records of each source (bad ones included); two records with one id raise
+    ValueError naming both places."""
+    counts: Dict[str, int] = {}
+    seen: Dict[str, Tuple[int, str, Optional[int]]] = {}
+    for k, source in enumerate(sources):
+        n = 0
+        for doc_id, file, line, _ in source.index():
+            n += 1
+            first = seen.get(doc_id)
+            if first is not None:
+                raise ValueError(
+                    f"duplicate id {doc_id!r}: {sources[first[0]].place(first[1], first[2])} and "
+                    f"{source.place(file, line)}; give every document an id of its own (the output keeps them)"
+                )
+            seen[doc_id] = (k, file, line)
+        counts[source.name] = n
+    return counts
 
 
 def _batches(
     sources: List[Source], out: OutputDir, shard_size: int, unit: int, shards: "_Assembler"
 ) -> Iterator[Batch]:
-    """The batches of the shards still to do, read lazily; a done shard is only checked."""
+    """The batches of the shards still to do, read lazily; a done shard is only checked. Bad
+    records go to the assembler as failed, not to the engine."""
     for name, records, source in _shards(sources, shard_size):
         if name in out.done:
             _check_unchanged(out.done[name], records, source)
             continue
         shards.expect(name, records)
-        for b, start in enumerate(range(0, len(records), unit)):
-            yield _batch(name, (b,), records[start : start + unit])
+        good = [r for r in records if r.error is None]
+        for b, start in enumerate(range(0, len(good), unit)):
+            yield _batch(name, (b,), good[start : start + unit])
 
 
 def _shards(sources: List[Source], shard_size: int) -> Iterator[Tuple[str, List[Record], Source]]:
@@ -179,11 +209,11 @@ def _check_unchanged(done: ShardRecord, records: List[Record], source: Source) -
 
 
 def _digest(records: List[Record]) -> str:
-    """A fingerprint of a shard's input: ids and texts."""
+    """A fingerprint of a shard's input: ids and texts (a bad record's reason)."""
     sha = hashlib.sha1()
     for record in records:
-        text = record.text if record.doc is None else record.doc.text
-        sha.update(f"{len(record.id)}:{record.id}{len(text)}:{text}".encode("utf8"))
+        text = record.doc.text if record.doc is not None else record.text if record.text is not None else record.error
+        sha.update(f"{len(record.id)}:{record.id}{len(text)}:{text}".encode("utf8", "surrogatepass"))
     return sha.hexdigest()
 
 
@@ -214,6 +244,7 @@ class _Shard:
     first_id: str
     last_id: str
     digest: str
+    places: Dict[str, Tuple[int, str, Optional[int]]]  # id: (position in the shard, file, line)
     results: List[BatchResult] = field(default_factory=list)
 
     @property
@@ -224,13 +255,20 @@ class _Shard:
 class _Assembler:
     """Collects the results of each shard and writes the shard when it is complete."""
 
-    def __init__(self, out: OutputDir, fmt: str, summary: Summary) -> None:
-        self.out, self.fmt, self.summary = out, fmt, summary
+    def __init__(self, out: OutputDir, fmt: str, summary: Summary, progress: Callable[[int], Any]) -> None:
+        self.out, self.fmt, self.summary, self.progress = out, fmt, summary, progress
         self.pending: Dict[str, _Shard] = {}
         self._warned: set = set()
 
     def expect(self, name: str, records: List[Record]) -> None:
-        self.pending[name] = _Shard(len(records), records[0].id, records[-1].id, _digest(records))
+        """A shard whose batches will come; its bad records are failed now."""
+        places = {r.id: (k, r.file, r.line) for k, r in enumerate(records)}
+        self.pending[name] = _Shard(len(records), records[0].id, records[-1].id, _digest(records), places)
+        bad = [(r.id, r.error) for r in records if r.error is not None]
+        if bad:
+            self.summary.bad_input += len(bad)
+            self.progress(len(bad))
+            self.add(BatchResult(name, (-1,), pieces={}, failures=bad))
 
     def add(self, result: BatchResult) -> None:
         self._warn(result.warnings)
@@ -245,7 +283,10 @@ class _Assembler:
         write_atomic(files["data"], join_payloads([r.pieces["data"] for r in results if r.pieces], self.fmt))
         if "ids" in files:
             write_atomic(files["ids"], "".join(r.pieces["ids"] for r in results if r.pieces).encode("utf8"))
-        failures = [f for r in results for f in r.failures]
+        failures = sorted(
+            (Failure(i, *shard.places[i][1:], error) for r in results for i, error in r.failures),
+            key=lambda f: shard.places[f.id][0],
+        )
         docs, words = sum(r.docs for r in results), sum(r.words for r in results)
         entry = ShardRecord(name, docs, len(failures), words, shard.first_id, shard.last_id, shard.digest)
         self.out.record(entry, failures)

@@ -6,10 +6,16 @@ same shards:
 
 - ``*.jsonl``: one JSON object a line with a string ``text``; ``id`` (if present) is the
   document's id, every other field is kept as metadata. Blank lines are skipped.
-- ``*.spacy``: a DocBin; a Doc's id is ``user_data["id"]`` or ``["sent_id"]`` if set.
+- ``*.spacy``: a DocBin; a Doc's id is ``user_data["id"]`` or ``["sent_id"]`` if set. A file that
+  is no DocBin raises CorpusFormatError.
 - any other file: plain text, one document a line (lines end at a line feed; blank lines
-  skipped), or with ``text_unit="file"`` the whole file is one document. Input must be UTF-8:
-  a line that is not raises CorpusFormatError naming the file, the line and the byte.
+  skipped), or with ``text_unit="file"`` the whole file is one document.
+
+A record that cannot be parsed is still read, as a *bad* record (:attr:`Record.error` says why;
+no text): a line that is not UTF-8 (or a whole-file document that is not), a JSONL line that is
+not JSON, or not an object with a string ``text``, or whose strings hold a lone surrogate
+(``"\\ud800"``: JSON allows it, UTF-8 cannot hold it). The driver lists bad records as failed and
+parses the others, so one bad line does not stop a corpus.
 - a directory: its ``.jsonl`` and ``.spacy`` files (recursively, sorted) are sources of their own;
   its ``.txt`` files are one document each (``text_unit="file"``, the default for directories),
   read as one source named after the directory, or one document a line with ``text_unit="line"``.
@@ -24,7 +30,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ..corpora._common import CorpusFormatError, PathLike
 
@@ -36,12 +42,19 @@ _SHARD_SUFFIXES = (".jsonl", ".spacy")
 
 @dataclass
 class Record:
-    """One input document: its id, its text (or, from a DocBin, the Doc) and its metadata."""
+    """One input document: its id, its text (or, from a DocBin, the Doc) and its metadata, and
+    where it is: ``file`` (the path as given) and ``line`` (1-based: the line of a one-document-a-
+    line file, the Doc's position in a DocBin, None for a whole-file document but the line of the
+    first byte that is not UTF-8 in one that is not). A bad record has ``error`` (why it cannot be
+    parsed) and neither text nor Doc."""
 
     id: str
     text: Optional[str] = None
     doc: Any = None  # spacy.tokens.Doc for DocBin input
     meta: Dict[str, Any] = field(default_factory=dict)
+    file: str = ""
+    line: Optional[int] = None
+    error: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -54,15 +67,28 @@ class Source:
     labels: tuple  # each path relative to the inputs' root, for ids
 
     def records(self) -> Iterator[Record]:
-        """The documents, in order; malformed input raises :class:`CorpusFormatError`."""
+        """The documents, in order, bad records included (:attr:`Record.error`); a file that is no
+        DocBin raises :class:`CorpusFormatError`."""
         reader = {"lines": _read_lines, "jsonl": _read_jsonl, "docbin": _read_docbin, "files": _read_files}
         return reader[self.kind](self)
 
+    def index(self) -> Iterator[Tuple[str, str, Optional[int], bool]]:
+        """(id, file, line, bad) of each record of :meth:`records`, in order (see :class:`Record`);
+        a DocBin's ids are read without making its Docs."""
+        if self.kind != "docbin":
+            return ((r.id, r.file, r.line, r.error is not None) for r in self.records())
+        file = str(self.paths[0])
+        return ((doc_id, file, number, False) for doc_id, number in _docbin_ids(self))
+
     def count(self) -> int:
-        """How many documents :meth:`records` yields (reads, and so validates, the whole source)."""
-        if self.kind == "docbin":
-            return len(_load_docbin(self.paths[0]))
-        return sum(1 for _ in self.records())
+        """How many records :meth:`records` yields, bad ones included."""
+        return sum(1 for _ in self.index())
+
+    def place(self, file: str, line: Optional[int]) -> str:
+        """Where a record is, for messages: ``file:line``, ``file (Doc n)`` in a DocBin, or the file."""
+        if line is None:
+            return file
+        return f"{file} (Doc {line})" if self.kind == "docbin" else f"{file}:{line}"
 
 
 def find_sources(inputs: Union[PathLike, Sequence[PathLike]], text_unit: Optional[str] = None) -> List[Source]:
@@ -134,49 +160,98 @@ def _read_lines(source: Source) -> Iterator[Record]:
     """One document a line; lines end at a line feed only (a carriage return before it is
     dropped, any other, like U+2028, is part of the text), blank lines skipped."""
     path, label = source.paths[0], source.labels[0]
-    for number, text in _utf8_lines(path):
+    file = str(path)
+    for number, text, error in _utf8_lines(path):
+        if error is not None:
+            yield Record(f"{label}:{number}", file=file, line=number, error=error)
+            continue
         if text.endswith("\r"):
             text = text[:-1]
         if text.strip():
-            yield Record(f"{label}:{number}", text)
+            yield Record(f"{label}:{number}", text, file=file, line=number)
 
 
-def _utf8_lines(path: PathLike) -> Iterator[tuple]:
-    """(line number, text without its line feed) of each line of a UTF-8 file (a byte-order mark
-    at its start dropped); a line that is not UTF-8 raises CorpusFormatError naming it."""
+def _utf8_lines(path: PathLike) -> Iterator[Tuple[int, str, Optional[str]]]:
+    """(line number, text without its line feed, None) of each line of a UTF-8 file (a byte-order
+    mark at its start dropped); for a line that is not UTF-8, (line number, its text with U+FFFD
+    for the bytes that are not, why)."""
     with open(path, "rb") as lines:
         for number, raw in enumerate(lines, start=1):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
-            yield number, _decode(raw, path, number).rstrip("\n")
+            try:
+                yield number, raw.decode("utf8").rstrip("\n"), None
+            except UnicodeDecodeError as error:
+                yield number, raw.decode("utf8", "replace").rstrip("\n"), _not_utf8(raw, error, "of the line")
 
 
-def _decode(raw: bytes, path: PathLike, line: Optional[int]) -> str:
-    try:
-        return raw.decode("utf8")
-    except UnicodeDecodeError as error:
-        where = "of the line" if line is not None else "of the file"
-        raise CorpusFormatError(
-            path, line, f"not UTF-8 at byte {error.start + 1} {where} ({raw[error.start:error.start + 1]!r}); give UTF-8 text"
-        ) from None
+def _not_utf8(raw: bytes, error: UnicodeDecodeError, where: str) -> str:
+    return f"not UTF-8 at byte {error.start + 1} {where} ({raw[error.start:error.start + 1]!r}); give UTF-8 text"
 
 
 def _read_jsonl(source: Source) -> Iterator[Record]:
     path, label = source.paths[0], source.labels[0]
-    for number, line in _utf8_lines(path):
+    file = str(path)
+    for number, line, error in _utf8_lines(path):
+        default_id = f"{label}:{number}"
+        if error is not None:
+            yield Record(_id_in(line) or default_id, file=file, line=number, error=error)
+            continue
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError as error:
-            where = f"at character {error.pos + 1}"
-            raise CorpusFormatError(path, number, f"not valid JSON ({error.msg} {where})") from None
+        except json.JSONDecodeError as bad:
+            error = f"not valid JSON ({bad.msg} at character {bad.pos + 1})"
+            yield Record(default_id, file=file, line=number, error=error)
+            continue
+        doc_id = str(obj["id"]) if isinstance(obj, dict) and obj.get("id") is not None else default_id
         if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
             got = type(obj.get("text")).__name__ if isinstance(obj, dict) and "text" in obj else "no 'text'"
-            raise CorpusFormatError(path, number, f"expected a JSON object with a string field 'text', got {got}")
+            error = f"expected a JSON object with a string field 'text', got {got}"
+        elif "\\u" in line:  # only a \u escape can make a lone surrogate: the line is UTF-8
+            error = _lone_surrogate(obj)
+        if error is not None:
+            yield Record(doc_id, file=file, line=number, error=error)
+            continue
         meta = {k: v for k, v in obj.items() if k not in ("text", "id")}
-        doc_id = str(obj["id"]) if obj.get("id") is not None else f"{label}:{number}"
-        yield Record(doc_id, obj["text"], meta=meta)
+        yield Record(doc_id, obj["text"], meta=meta, file=file, line=number)
+
+
+def _id_in(line: str) -> Optional[str]:
+    """The id of a JSONL line that is not UTF-8 (read with U+FFFD for its bad bytes), if it can be
+    read and the bad bytes are not in it."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    doc_id = str(obj["id"]) if isinstance(obj, dict) and obj.get("id") is not None else None
+    return doc_id if doc_id is not None and "\ufffd" not in doc_id else None
+
+
+def _lone_surrogate(value: Any, path: str = "") -> Optional[str]:
+    """Why a JSON value cannot be written as UTF-8, or None: a lone surrogate in one of its
+    strings (the field, as ``meta.tags[2]``, and the character)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf8")
+        except UnicodeEncodeError as error:
+            return (
+                f"{f'field {path!r}' if path else 'a key'} holds a lone surrogate U+{ord(value[error.start]):04X} "
+                f"at character {error.start + 1} (a \\u escape without its pair): not Unicode text"
+            )
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _lone_surrogate(key) or _lone_surrogate(item, f"{path}.{key}" if path else key)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for k, item in enumerate(value):
+            found = _lone_surrogate(item, f"{path}[{k}]")
+            if found:
+                return found
+    return None
 
 
 def _load_docbin(path: Path) -> Any:
@@ -188,15 +263,37 @@ def _load_docbin(path: Path) -> Any:
         raise CorpusFormatError(path, None, f"not a .spacy DocBin ({error})") from None
 
 
+def _doc_id(user_data: Dict[Any, Any], label: str, number: int) -> str:
+    doc_id = user_data.get("id", user_data.get("sent_id"))
+    return str(doc_id) if doc_id is not None else f"{label}:{number}"
+
+
 def _read_docbin(source: Source) -> Iterator[Record]:
     from spacy.vocab import Vocab
 
     path, label = source.paths[0], source.labels[0]
+    file = str(path)
     for number, doc in enumerate(_load_docbin(path).get_docs(Vocab()), start=1):
-        doc_id = doc.user_data.get("id", doc.user_data.get("sent_id"))
-        yield Record(str(doc_id) if doc_id is not None else f"{label}:{number}", doc=doc)
+        yield Record(_doc_id(doc.user_data, label, number), doc=doc, file=file, line=number)
+
+
+def _docbin_ids(source: Source) -> Iterator[Tuple[str, int]]:
+    """(id, number) of each Doc of a DocBin, read from its user data as ``get_docs`` reads it."""
+    import srsly
+
+    path, label = source.paths[0], source.labels[0]
+    docbin = _load_docbin(path)
+    for number in range(1, len(docbin) + 1):
+        packed = docbin.user_data[number - 1] if number - 1 < len(docbin.user_data) else None
+        user_data = srsly.msgpack_loads(packed, use_list=False) if packed is not None else {}
+        yield _doc_id(user_data, label, number), number
 
 
 def _read_files(source: Source) -> Iterator[Record]:
     for path, label in zip(source.paths, source.labels):
-        yield Record(label, _decode(Path(path).read_bytes(), path, None))
+        raw = Path(path).read_bytes()
+        try:
+            yield Record(label, raw.decode("utf8"), file=str(path))
+        except UnicodeDecodeError as error:
+            line = raw.count(b"\n", 0, error.start) + 1
+            yield Record(label, file=str(path), line=line, error=_not_utf8(raw, error, "of the file"))

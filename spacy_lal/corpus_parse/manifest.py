@@ -5,9 +5,17 @@
 - ``manifest.jsonl``: one line per finished shard, appended (and flushed to disk) only after the
   shard's files were renamed into place: ``{"shard", "docs", "failed", "words", "first_id",
   "last_id", "digest"}``. A shard is done iff it has a line here. A line cut short by a crash is ignored.
-- ``failed.jsonl``: ``{"id", "shard", "error"}`` for each document the pipeline could not parse.
-  Written before the shard's manifest line; a run starts by dropping lines of unfinished shards,
-  so a shard redone after a crash does not list its failures twice.
+- ``failed.jsonl``: ``{"id", "shard", "file", "line", "error"}`` for each document that could not
+  be parsed: a bad input record (:mod:`.inputs`) or one the pipeline failed on; ``file`` is the
+  input file as given, ``line`` its 1-based line (a DocBin's Doc number; for a whole-file
+  document null, or the line of its first byte that is not UTF-8), ``error`` the reason. Written
+  before the shard's manifest line; a run starts by dropping lines of unfinished shards, so a
+  shard redone after a crash does not list its failures twice. A line holding an id that is not
+  Unicode (a lone surrogate) is written with ``\\u`` escapes.
+- ``.lock``: locked (``flock``) by the run writing to the directory, from before it touches
+  anything there until it ends: a second run into the same directory fails at once
+  (:class:`OutputInUseError`). The file stays; the lock goes when the run ends or its process dies
+  (forked ``nlp.pipe`` workers share it while they live).
 """
 from __future__ import annotations
 
@@ -16,11 +24,13 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence
 
 from .outputs import temp_files, write_atomic
 
-__all__ = ["OutputDir", "ShardRecord"]
+__all__ = ["Failure", "OutputDir", "OutputInUseError", "ShardRecord"]
+
+LOCK_FILE = ".lock"
 
 logger = logging.getLogger(__name__)
 
@@ -36,26 +46,61 @@ class ShardRecord:
     digest: str  # of the shard's input ids and texts: a rerun checks the input did not change
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A document that could not be parsed: its id, where it is in the input, and why."""
+
+    id: str
+    file: str
+    line: Optional[int]
+    error: str
+
+
+class OutputInUseError(RuntimeError):
+    """Another run holds the output directory's lock."""
+
+
 class OutputDir:
-    """The manifest, the failed file and the run settings of one output directory."""
+    """The manifest, the failed file and the run settings of one output directory, locked for this
+    run (a context manager: the lock is let go on leaving it, or by :meth:`close`)."""
 
     def __init__(self, path: Path, settings: Dict[str, Any]) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        self.manifest = self.path / "manifest.jsonl"
-        self.failed = self.path / "failed.jsonl"
-        self._check_settings(settings)
-        for leftover in temp_files(self.path):
-            leftover.unlink()
-        self.done: Dict[str, ShardRecord] = self._read_manifest()
-        self._drop_unfinished_failures()
+        self._lock = _lock(self.path / LOCK_FILE)
+        try:
+            self.manifest = self.path / "manifest.jsonl"
+            self.failed = self.path / "failed.jsonl"
+            self._check_settings(settings)
+            for leftover in temp_files(self.path):
+                leftover.unlink()
+            self.done: Dict[str, ShardRecord] = self._read_manifest()
+            self._drop_unfinished_failures()
+        except BaseException:
+            self.close()
+            raise
 
-    def record(self, entry: ShardRecord, failures: Sequence[Tuple[str, str]]) -> None:
+    def __enter__(self) -> "OutputDir":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Let go of the directory's lock (the run is over)."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+    def record(self, entry: ShardRecord, failures: Sequence[Failure]) -> None:
         """Mark a shard done (its files are in place), after listing its failed documents."""
         if failures:
-            lines = [json.dumps({"id": i, "shard": entry.shard, "error": e}, ensure_ascii=False) for i, e in failures]
+            lines = [
+                _json_line({"id": f.id, "shard": entry.shard, "file": f.file, "line": f.line, "error": f.error})
+                for f in failures
+            ]
             _append(self.failed, lines)
-        _append(self.manifest, [json.dumps(entry.__dict__, ensure_ascii=False)])
+        _append(self.manifest, [_json_line(entry.__dict__)])
         self.done[entry.shard] = entry
 
     def _check_settings(self, settings: Dict[str, Any]) -> None:
@@ -102,6 +147,43 @@ class OutputDir:
         if not self.failed.exists():
             return []
         return [json.loads(line) for line in self.failed.read_text(encoding="utf8").splitlines()]
+
+
+def _lock(path: Path) -> int:
+    """An exclusive lock on ``path`` (created if need be), taken without waiting: the open file
+    descriptor, whose closing lets go of it. Another process holding it: OutputInUseError."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        _try_lock(fd)
+    except OSError:
+        os.close(fd)
+        raise OutputInUseError(
+            f"{path.parent} is in use by another parse-corpus run (it holds {path.name} there): two runs cannot "
+            "write to one output directory at once; wait for that run to end or write to another directory"
+        ) from None
+    return fd
+
+
+def _try_lock(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _json_line(obj: Dict[str, Any]) -> str:
+    """``obj`` as one JSON line; with ``\\u`` escapes where a string is not Unicode (a lone
+    surrogate, which UTF-8 cannot hold)."""
+    line = json.dumps(obj, ensure_ascii=False)
+    try:
+        line.encode("utf8")
+    except UnicodeEncodeError:
+        return json.dumps(obj)
+    return line
 
 
 def _shard_of(line: str) -> Any:

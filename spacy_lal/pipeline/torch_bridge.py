@@ -8,7 +8,10 @@ architecture, whose torch layer (an adapter ``nn.Module``: ``parser/adapter.py``
 ``TORCH_LAYER`` and :func:`torch_module`.
 """
 import dataclasses
+import multiprocessing
+import multiprocessing.util
 import os
+import sys
 import threading
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -42,16 +45,47 @@ class PerUnit:
         return cls(**merged)
 
 
-def _single_threaded_after_fork() -> None:
+def _single_threaded(_: object = None) -> None:
     import torch
 
     torch.set_num_threads(1)
 
 
-# nlp.pipe(n_process=N) forks. A forked child that enters torch's (GNU) OpenMP pool set up by
-# the parent deadlocks, and N children should not each use every core anyway: children run
-# torch on one thread.
-os.register_at_fork(after_in_child=_single_threaded_after_fork)
+# nlp.pipe(n_process=N) forks (the default start method on Linux before Python 3.14). A forked
+# child that enters torch's (GNU) OpenMP pool set up by the parent deadlocks, and N children should
+# not each use every core anyway: children run torch on one thread.
+os.register_at_fork(after_in_child=_single_threaded)
+
+
+class _ChildStart:
+    """The key of :func:`_single_threaded` in multiprocessing's start-up hooks (a weak reference)."""
+
+
+_CHILD_START = _ChildStart()
+
+
+def _in_started_child() -> bool:
+    """Whether this process is a child that multiprocessing started: one that runs (it has a
+    parent process), or one spawned and still unpickling what it is to run (spawn starts a child
+    with the command-line flag ``--multiprocessing-fork``; ``sys.orig_argv``, Python 3.10+, keeps it)."""
+    if multiprocessing.parent_process() is not None:
+        return True
+    return "--multiprocessing-fork" in getattr(sys, "orig_argv", ())
+
+
+# Under "spawn" or "forkserver" a child is a fresh interpreter (torch on every core again), which
+# the fork hook does not reach, and nlp.pipe's workers import this module while they unpickle the
+# pipeline, before they run. A spawned child is made single-threaded at that import (spawn runs
+# no start-up hooks). A child of the fork server runs multiprocessing's start-up hooks before its
+# code (multiprocessing.util.register_after_fork: despite the name, registered in the child while
+# it unpickles; a forked child runs the parent's, harmlessly). A multiprocessing child importing
+# the module while it runs (a Pool worker loading a pipeline) is made single-threaded at that
+# import. Either way before any of the child's own code that comes after the import: its
+# torch.set_num_threads after loading the pipeline still chooses otherwise.
+if _in_started_child():
+    _single_threaded()
+else:
+    multiprocessing.util.register_after_fork(_CHILD_START, _single_threaded)
 
 
 # Modules some thread is predicting with now: how many threads, and the mode to put back when the

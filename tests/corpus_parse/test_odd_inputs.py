@@ -1,6 +1,6 @@
-"""parse-corpus on odd input (issue #37): lines end at line feeds only, input that is not
-UTF-8 is one error naming the file and line, and documents of whitespace alone are formatted
-(not failed) in every output format."""
+"""parse-corpus on odd input (issue #37): lines end at line feeds only, a line (or a whole-file
+document) that is not UTF-8 is a bad record naming its line and byte (issue #50: failed, not
+fatal), and documents of whitespace alone are formatted (not failed) in every output format."""
 from pathlib import Path
 
 import pytest
@@ -26,20 +26,33 @@ def test_lines_end_at_line_feeds(tmp_path: Path) -> None:
     ]
 
 
+def bad_records(path: Path, **kwargs):
+    (source,) = find_sources(path, **kwargs)
+    return [(r.id, r.file, r.line, r.error) for r in source.records() if r.error is not None]
+
+
 @pytest.mark.parametrize("name", ["bad.txt", "bad.jsonl"])
 def test_not_utf8(tmp_path: Path, name: str) -> None:
     path = tmp_path / name
-    path.write_bytes(b'{"text": "fine"}\n{"text": "caf\xe9"}\n')
-    with pytest.raises(CorpusFormatError) as error:
-        records(path)
-    assert str(error.value) == f"{path}, line 2: not UTF-8 at byte 14 of the line (b'\\xe9'); give UTF-8 text"
+    path.write_bytes(b'{"text": "fine"}\n{"text": "caf\xe9"}\n{"text": "fine"}\n')
+    why = "not UTF-8 at byte 14 of the line (b'\\xe9'); give UTF-8 text"
+    assert bad_records(path) == [(f"{name}:2", str(path), 2, why)]
+    assert [r.line for r in find_sources(path)[0].records()] == [1, 2, 3]  # the lines around it are read
 
 
 def test_whole_file_not_utf8(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "a.txt").write_bytes(b"caf\xe9")
-    with pytest.raises(CorpusFormatError, match=r"a.txt: not UTF-8 at byte 4 of the file"):
-        records(tmp_path / "docs")
+    (tmp_path / "docs" / "a.txt").write_bytes(b"one\ntwo caf\xe9")
+    path = str(tmp_path / "docs" / "a.txt")
+    why = "not UTF-8 at byte 12 of the file (b'\\xe9'); give UTF-8 text"
+    assert bad_records(tmp_path / "docs") == [("a.txt", path, 2, why)]  # the line of the byte
+
+
+def test_a_file_that_is_no_docbin_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "bad.spacy"
+    path.write_bytes(b"not a DocBin")
+    with pytest.raises(CorpusFormatError, match=r"bad.spacy: not a .spacy DocBin"):
+        records(path)
 
 
 # What each format gives for the four documents below: three of whitespace alone, one with a

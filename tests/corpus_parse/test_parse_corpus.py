@@ -14,7 +14,6 @@ from spacy.tokens import DocBin
 from spacy.util import fix_random_seed
 
 from spacy_lal.__main__ import main as cli
-from spacy_lal.corpora import CorpusFormatError
 from spacy_lal.corpus_parse import parse_corpus
 from spacy_lal.corpus_parse.inputs import find_sources
 from spacy_lal.corpus_parse.outputs import SUFFIXES, format_docs
@@ -153,15 +152,19 @@ def test_inputs_give_each_document_an_id_and_keep_metadata(tmp_path: Path, refer
 
 @pytest.mark.parametrize(
     "line, message",
-    [('{"text": "fine"', "not valid JSON"), ('{"title": "no text"}', "string field 'text', got no 'text'"),
-     ('["a list"]', "string field 'text'"), ('{"text": 3}', "got int")],
+    [('{"text": "fine"', "not valid JSON (Expecting ',' delimiter at character 16)"),
+     ('{"title": "no text"}', "expected a JSON object with a string field 'text', got no 'text'"),
+     ('["a list"]', "expected a JSON object with a string field 'text', got no 'text'"),
+     ('{"text": 3}', "expected a JSON object with a string field 'text', got int")],
 )
-def test_bad_jsonl_line_names_file_and_line(tmp_path: Path, line: str, message: str) -> None:
-    path = write_lines(tmp_path / "in.jsonl", ['{"text": "ok"}', "", line, '{"text": "ok"}'])
-    with pytest.raises(CorpusFormatError, match=message) as error:
-        parse_corpus(path, tmp_path / "out", model=small_nlp, progress=False)
-    assert str(error.value).startswith(f"{path}, line 3: ")
-    assert not (tmp_path / "out").exists()  # refused before anything was parsed
+def test_bad_jsonl_line_is_failed_naming_file_and_line(tmp_path: Path, line: str, message: str) -> None:
+    path = write_lines(tmp_path / "in.jsonl", ['{"text": "ok"}', "", line, '{"text": "ok too"}'])
+    summary = parse_corpus(path, tmp_path / "out", model=small_nlp, progress=False)
+    assert (summary.documents, summary.failed, summary.bad_input) == (2, 1, 1)
+    failed = [json.loads(line) for line in (tmp_path / "out" / "failed.jsonl").read_text().splitlines()]
+    assert failed == [{"id": "in.jsonl:3", "shard": "in-00000", "file": str(path), "line": 3, "error": message}]
+    assert [(d.user_data["id"], d.text) for d in output_docs(tmp_path / "out", spacy.blank("en"))] == [
+        ("in.jsonl:1", "ok"), ("in.jsonl:4", "ok too")]
 
 
 def test_missing_input_and_unknown_model_are_refused(tmp_path: Path) -> None:
@@ -227,7 +230,8 @@ def test_failing_document_goes_to_the_failed_file(tmp_path: Path, reference: Lan
                            progress=False)
     assert (summary.documents, summary.failed) == (29, 1)
     failed = [json.loads(line) for line in (tmp_path / "out" / "failed.jsonl").read_text().splitlines()]
-    assert failed == [{"id": "in.txt:12", "shard": "in-00001", "error": "ValueError: this document is poison"}]
+    assert failed == [{"id": "in.txt:12", "shard": "in-00001", "file": str(path), "line": 12,
+                       "error": "ValueError: this document is poison"}]
     kept = [t for i, t in enumerate(docs) if i != 11]
     check_equal_to_pipe(tmp_path / "out", "spacy", reference, kept, [f"in.txt:{i}" for i in range(1, 31) if i != 12])
 
@@ -285,9 +289,10 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert cli(args) == 0
     assert "parsed 9 documents" in capsys.readouterr().out
     assert len(list((tmp_path / "out").glob("*.conllu"))) == 3
-    bad = write_lines(tmp_path / "bad.jsonl", ["{oops"])
+    bad = tmp_path / "bad.spacy"
+    bad.write_bytes(b"{oops")
     assert cli(["parse-corpus", str(bad), str(tmp_path / "out2"), "--model", str(model)]) == 1
-    assert f"parse-corpus: {bad}, line 1: not valid JSON" in capsys.readouterr().err
+    assert f"parse-corpus: {bad}: not a .spacy DocBin" in capsys.readouterr().err
 
 
 # --- the Ray engine ---

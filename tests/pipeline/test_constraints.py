@@ -1,8 +1,11 @@
 """Constrained decoding in the components: lal_parser's `constraints` (doc.ents, span groups,
 per-call spans) and lal_srl's "tree" and "unique_roles" decoders, on the unit mapping and on the
-shipped pipeline."""
+shipped pipeline. The shipped pipeline's tests check what each mechanism promises whatever the
+models get right (a better model must pass them), on inputs built to make the mechanism act."""
 import logging
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import spacy
@@ -238,48 +241,103 @@ def labelled_with(nlp, decoder: str, text: str):
         srl.set_decoder("viterbi")
 
 
+# Everyday sentences with arguments of several words (whatever a labeller makes of them).
+SRL_TEXTS = [
+    "Mary borrowed a book from the library last week.",
+    "The committee approved the new plan, but the mayor vetoed it.",
+    "But he has insisted that he wants nuclear power for peaceful purposes.",
+    "We pointed out to the PX that there was excess credit.",
+    "Their new printer stopped working after two days.",
+]
+
+
+def arguments(doc):
+    return [(a.start, a.end) for f in doc._.srl for a in f.arguments]
+
+
+def assert_arguments_in_the_tree(doc):
+    """Every argument of ``doc`` is one word or a labelled constituent of its tree."""
+    trees = set(constituents(doc))
+    outside = [doc[s:e].text for s, e in arguments(doc) if e - s > 1 and (s, e) not in trees]
+    assert not outside, (outside, doc._.tree)
+
+
 @shipped
 def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
-    srl = nlp.get_pipe("lal_srl")
-    # The shipped labeller's BIO Viterbi gives `wants` the argument "nuclear power for peaceful
-    # purposes", which is not a constituent of the shipped parser's tree (an EWT test sentence).
-    text = "But he has insisted that he wants nuclear power for peaceful purposes. He said they left."
-    free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "tree"))
-    trees = constituents(doc)
-    free_args = [(a.start, a.end) for f in free._.srl for a in f.arguments]
-    assert any(not (e - s == 1 or (s, e) in trees) for s, e in free_args)  # the option changes something
-    args = [a for f in doc._.srl for a in f.arguments]
-    assert args
-    for arg in args:
-        assert len(arg) == 1 or arg._.labels, arg.text
-        assert not any(crosses((arg.start, arg.end), c) for c in trees)
+    """What decoder "tree" promises, whatever the models get right: every argument is one word or
+    a constituent of the Doc's tree, on everyday sentences (with arguments of several words), and
+    on a tree made to lack an argument the free decoder gives (so the decoder must act)."""
+    docs = [labelled_with(nlp, "tree", text) for text in SRL_TEXTS]
+    for doc in docs:
+        assert_arguments_in_the_tree(doc)
+    assert any(e - s > 1 for doc in docs for s, e in arguments(doc))  # not only single words
+    # A tree that cannot have the free (BIO Viterbi) decoder's first argument of several words:
+    # a no_cross constraint on the parser crossing that argument's first word.
+    text = SRL_TEXTS[0]
+    free = labelled_with(nlp, "viterbi", text)
+    start, end = next((s, e) for s, e in arguments(free) if e - s > 1)
+    crossing = (start - 1, start + 1) if start > 0 else (end - 1, end + 1)
+    with nlp.get_pipe("lal_parser").constrained(no_cross=[crossing]):
+        doc = labelled_with(nlp, "tree", text)
+    assert (start, end) not in constituents(doc)
+    assert_arguments_in_the_tree(doc)
+    assert (start, end) not in arguments(doc)
     # Without a tree: BIO Viterbi, one warning per call.
+    srl = nlp.get_pipe("lal_srl")
+    two_sentences = "But he has insisted that he wants nuclear power for peaceful purposes. He said they left."
     srl.set_decoder("tree")
     try:
         with nlp.select_pipes(disable=["lal_parser"]):
             with caplog.at_level(logging.WARNING, logger="spacy_lal"):
-                fallback = nlp(text)
+                fallback = nlp(two_sentences)
             srl.set_decoder("viterbi")
-            viterbi = nlp(text)
+            viterbi = nlp(two_sentences)
     finally:
         srl.set_decoder("viterbi")
     assert caplog.text.count("decoder 'tree': 2 of 2 sentences have no spans") == 1
     assert [f.data for f in fallback._.srl] == [f.data for f in viterbi._.srl]
 
 
+def core_roles(frame_data):
+    return Counter(label for _, _, label in frame_data.arguments if label in CORE_ROLES)
+
+
 @shipped
 def test_srl_unique_roles_decoder_never_repeats_a_core_role(nlp):
-    # The shipped labeller's BIO Viterbi gives `pointed out` two ARG1s (an EWT test sentence).
-    text = "We pointed out to the PX that there was excess credit."
-    free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "unique_roles"))
+    """Decoder "unique_roles" never gives a frame a core role twice, on everyday sentences and
+    on scores made to repeat one (ARG1 raised at two words: BIO Viterbi takes both); a frame
+    that BIO Viterbi gives no repeated core role it leaves as BIO Viterbi has it."""
+    for text in SRL_TEXTS:
+        free, doc = (labelled_with(nlp, decoder, text) for decoder in ("viterbi", "unique_roles"))
+        assert [f.data.predicate for f in doc._.srl] == [f.data.predicate for f in free._.srl]
+        for before, after in zip(free._.srl, doc._.srl):
+            assert all(n == 1 for n in core_roles(after.data).values()), str(after)
+            if all(n == 1 for n in core_roles(before.data).values()):
+                assert after.data == before.data
+    # Scores that repeat ARG1: the labeller's output layer raised for B-ARG1 at "Mary" and "week"
+    # in the frame of "borrowed" (given as the only predicate).
+    text, predicate, raised = SRL_TEXTS[0], 1, [0, 8]
+    adapter = nlp.get_pipe("lal_srl").torch_module
+    b_arg1 = adapter.scheme.index["B-ARG1"]
 
-    def core_roles(doc):
-        return [Counter(label for _, _, label in f.data.arguments if label in CORE_ROLES) for f in doc._.srl]
+    def raise_arg1(module, inputs, output):
+        output = output.clone()
+        output[:, raised, b_arg1] += 50.0
+        return output
 
-    assert any(n > 1 for counts in core_roles(free) for n in counts.values())  # the option changes something
-    assert all(n == 1 for counts in core_roles(doc) for n in counts.values())
-    assert [f.data.predicate for f in doc._.srl] == [f.data.predicate for f in free._.srl]
-    assert [f.data for f in doc._.srl if f.data.predicate > 5] == [f.data for f in free._.srl if f.data.predicate > 5]
+    hook = adapter.tagger.output.register_forward_hook(raise_arg1)
+    try:
+        forced = {}
+        for decoder in ("viterbi", "unique_roles"):
+            doc = nlp.make_doc(text)
+            spacy_lal.mark_predicates(doc, [predicate])
+            forced[decoder] = labelled_with(nlp, decoder, doc)
+    finally:
+        hook.remove()
+    (free,), (frame,) = forced["viterbi"]._.srl, forced["unique_roles"]._.srl
+    assert free.data.predicate == frame.data.predicate == predicate
+    assert core_roles(free.data)["ARG1"] >= 2  # the raised scores bite
+    assert all(n == 1 for n in core_roles(frame.data).values()), str(frame)
 
 
 @shipped
@@ -309,13 +367,37 @@ def test_srl_user_spans_and_settings_round_trip(nlp):
     assert loaded.config["components"]["lal_srl"]["argument_spans"] == ["tree", "ents"]  # what to_disk saves
 
 
+README_EXAMPLE = re.compile(
+    r'text = "(?P<text>[^"]+)"\n'
+    r"nlp\(text\)\[(?P<start>\d+):(?P<end>\d+)\]\._\.labels .*\n"
+    r"doc = spacy_lal\.parse_with_constraints\(nlp, text, require=\[\((?P=start), (?P=end)\)\]\)\n"
+    r"print\(doc\[(?P=start):(?P=end)\]\._\.labels\) +# \('[A-Z]+',\): (?P<tree>.+)\n"
+)
+
+
 @shipped
 def test_the_readme_example_changes_the_tree(nlp):
-    """The README's example: "Tour de France" is no constituent of the unconstrained parse, and a
-    required one of the constrained parse, the rest of the sentence parsed around it."""
-    text = "The Tour de France riders arrived."
-    with pytest.raises(NotAConstituentError):
-        nlp(text)[1:4]._.labels
-    doc = spacy_lal.parse_with_constraints(nlp, text, require=[(1, 4)])
-    assert doc[1:4]._.labels == ("NML",)
+    """The README's example (read from the README): the span it requires is a labelled constituent
+    of the constrained parse, with the rest of the sentence parsed around it. Whether the
+    unconstrained parse already has it depends on the model, so the constraint's effect is checked
+    on a span that parse lacks, found from it: that span is a constituent once required."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf8")
+    example = README_EXAMPLE.search(readme)
+    assert example, "the README's constrained-parsing example has changed: update this test"
+    text, span = example["text"], (int(example["start"]), int(example["end"]))
+    doc = spacy_lal.parse_with_constraints(nlp, text, require=[span])
     assert [t.text for t in doc] == text.replace(".", " .").split()
+    assert doc[span[0] : span[1]]._.labels  # a labelled constituent, as the README prints
+    readme_words = re.findall(r"\(\S+ ([^()\s]+)\)", example["tree"])
+    assert doc[span[0] : span[1]].text.split() == readme_words[span[0] : span[1]]  # the README's tree
+    have = constituents(doc)
+    assert span in have and not any(crosses(span, c) for c in have)
+    assert_heads_follow_the_tree(doc)
+    # The constraint at work: a span the unconstrained parse of the sentence lacks (crossing one of
+    # its brackets if it has any under the root) is a labelled constituent of the constrained one.
+    plain = nlp(text)
+    (lacking, crossed), *_ = conflicting_spans(plain)
+    doc = spacy_lal.parse_with_constraints(nlp, text, require=[lacking])
+    have = constituents(doc)
+    assert lacking in have and doc[lacking[0] : lacking[1]]._.labels
+    assert crossed not in have and not any(crosses(lacking, c) for c in have)
