@@ -484,8 +484,8 @@ def sentence_tree(sent: Any) -> Optional[Tree]:
 
 
 def doc_to_json(doc: Any) -> Dict[str, Any]:
-    """A parsed Doc as one JSON object: its text, sentences with their trees, tokens with tags
-    and dependencies, and frames (``parse --format json``, ``parse-corpus``'s records)."""
+    """A parsed Doc as one JSON object: its text, sentences with their trees, tokens with their
+    lemma, PTB tag, UPOS, morphology and dependency, and frames (``parse --format json``, ``parse-corpus``'s records)."""
     out: Dict[str, Any] = {"text": doc.text, "sentences": []}
     for sent in sentences(doc):
         tree = sentence_tree(sent)
@@ -497,7 +497,9 @@ def doc_to_json(doc: Any) -> Dict[str, Any]:
             }
         )
     out["tokens"] = [
-        {"i": t.i, "text": t.text, "tag": t.tag_, "head": t.head.i, "dep": t.dep_} for t in doc
+        {"i": t.i, "text": t.text, "lemma": t.lemma_, "tag": t.tag_, "pos": t.pos_, "morph": str(t.morph),
+         "head": t.head.i, "dep": t.dep_}
+        for t in doc
     ]
     out["frames"] = [
         {

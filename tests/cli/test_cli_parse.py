@@ -221,6 +221,11 @@ def test_json_format(pipeline: Path, capsys: pytest.CaptureFixture, cat_gold, ma
     assert [t["text"] for t in cat["tokens"]] == CAT_WORDS
     assert [t["head"] for t in cat["tokens"]] == zero_based_heads(cat_gold.heads)
     assert [t["dep"] for t in cat["tokens"]] == cat_gold.deps
+    # Lemma, UPOS and morphology as the pipeline gives them (#50: the records lacked them).
+    doc = spacy.load(pipeline)(CAT)
+    assert [(t["lemma"], t["tag"], t["pos"], t["morph"]) for t in cat["tokens"]] == [
+        (t.lemma_, t.tag_, t.pos_, str(t.morph)) for t in doc
+    ]
 
     (line,) = parse(capsys, pipeline, "json", MARY).splitlines()
     mary = json.loads(line)

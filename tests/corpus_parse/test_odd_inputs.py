@@ -67,16 +67,16 @@ WHITESPACE_PAYLOADS = {
                        "3\t.\t_\t_\t_\t_\t_\t_\t_\t_\n\n"},
     "jsonl": {"data": (
         '{"id": "doc-0", "meta": {}, "text": "  ", "sentences": [{"start": 0, "end": 1, "tree": null}], '
-        '"tokens": [{"i": 0, "text": "  ", "tag": "", "head": 0, "dep": ""}], "frames": []}\n'
+        '"tokens": [{"i": 0, "text": "  ", "lemma": "", "tag": "", "pos": "", "morph": "", "head": 0, "dep": ""}], "frames": []}\n'
         '{"id": "doc-1", "meta": {}, "text": "\\t", "sentences": [{"start": 0, "end": 1, "tree": null}], '
-        '"tokens": [{"i": 0, "text": "\\t", "tag": "", "head": 0, "dep": ""}], "frames": []}\n'
+        '"tokens": [{"i": 0, "text": "\\t", "lemma": "", "tag": "", "pos": "", "morph": "", "head": 0, "dep": ""}], "frames": []}\n'
         '{"id": "doc-2", "meta": {}, "text": "Dogs bark.  ", "sentences": [{"start": 0, "end": 3, "tree": null}, '
-        '{"start": 3, "end": 4, "tree": null}], "tokens": [{"i": 0, "text": "Dogs", "tag": "", "head": 0, "dep": ""}, '
-        '{"i": 1, "text": "bark", "tag": "", "head": 1, "dep": ""}, '
-        '{"i": 2, "text": ".", "tag": "", "head": 2, "dep": ""}, '
-        '{"i": 3, "text": " ", "tag": "", "head": 3, "dep": ""}], "frames": []}\n'
+        '{"start": 3, "end": 4, "tree": null}], "tokens": [{"i": 0, "text": "Dogs", "lemma": "", "tag": "", "pos": "", "morph": "", "head": 0, "dep": ""}, '
+        '{"i": 1, "text": "bark", "lemma": "", "tag": "", "pos": "", "morph": "", "head": 1, "dep": ""}, '
+        '{"i": 2, "text": ".", "lemma": "", "tag": "", "pos": "", "morph": "", "head": 2, "dep": ""}, '
+        '{"i": 3, "text": " ", "lemma": "", "tag": "", "pos": "", "morph": "", "head": 3, "dep": ""}], "frames": []}\n'
         '{"id": "doc-3", "meta": {}, "text": "\u3000", "sentences": [{"start": 0, "end": 1, "tree": null}], '
-        '"tokens": [{"i": 0, "text": "\u3000", "tag": "", "head": 0, "dep": ""}], "frames": []}\n'
+        '"tokens": [{"i": 0, "text": "\u3000", "lemma": "", "tag": "", "pos": "", "morph": "", "head": 0, "dep": ""}], "frames": []}\n'
     )},
 }
 
