@@ -63,6 +63,34 @@ def one_torch_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.fixture(scope="session")
+def shipped_labels() -> dict:
+    """The label sets of the shipped en_lal_ewt's components, by behavioural check kind (their cfg
+    files: no model loaded), for the behavioural sets' tests."""
+    import json
+
+    path = spacy_lal.pipeline_path("en_lal_ewt")
+    parser, srl, tagger = (json.loads((path / name / "cfg").read_text()) for name in ("lal_parser", "lal_srl", "tagger"))
+    spans = {label for chain in parser["span_labels"] for label in chain.split("::")}
+    roles = {tag[2:] for tag in srl["labels"] if tag != "O"}
+    return {"constituent": spans, "root_label": spans, "dependency": set(parser["dep_labels"]),
+            "role": roles, "tag": set(tagger["labels"])}
+
+
+@pytest.fixture(scope="session")
+def everyday_texts() -> List[str]:
+    """Six everyday sentences (a borrowing, a coordination, a question, ...) to parse with a
+    shipped pipeline where any ordinary text will do."""
+    return [
+        "Mary borrowed a book from the library last week.",
+        "The committee approved the plan, but the mayor vetoed it.",
+        "I would like to know when the store opens on Sunday.",
+        "Their new printer stopped working after two days.",
+        "Can you send me the report before the meeting?",
+        "We walked along the river until the sun went down.",
+    ]
+
+
 # -- tiny models ---------------------------------------------------------------------------------
 
 # A tiny tok2vec for overfitting tests, under every component's tiny model.

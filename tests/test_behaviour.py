@@ -36,7 +36,6 @@ from spacy_lal.extensions import NotAConstituentError, set_frames, set_tree
 from spacy_lal.srl import FrameData
 
 DATA = Path(spacy_lal.__file__).parent / "data" / "behaviour.jsonl"
-PIPELINE_CFG = Path(__file__).parents[1] / "spacy_lal" / "pipelines" / "en_lal_ewt"
 
 
 @pytest.fixture
@@ -121,20 +120,9 @@ def test_malformed_check_named_with_file_and_line(tmp_path):
     assert "unknown kind" in check_problem({"kind": "lemma"}, 3)
 
 
-def _known_labels():
-    """The label sets of the shipped pipeline's components (their cfg files: no model loaded)."""
-    parser = json.loads((PIPELINE_CFG / "lal_parser" / "cfg").read_text())
-    srl = json.loads((PIPELINE_CFG / "lal_srl" / "cfg").read_text())
-    tagger = json.loads((PIPELINE_CFG / "tagger" / "cfg").read_text())
-    spans = {label for chain in parser["span_labels"] for label in chain.split("::")}
-    roles = {tag[2:] for tag in srl["labels"] if tag != "O"}
-    return {"constituent": spans, "root_label": spans, "dependency": set(parser["dep_labels"]),
-            "role": roles, "tag": set(tagger["labels"])}
-
-
-def test_data_file_is_well_formed():
+def test_data_file_is_well_formed(shipped_labels):
     sentences = list(read_sentences(DATA))  # raises on a malformed check (indices, fields, kinds)
-    known = _known_labels()
+    known = shipped_labels
     assert len(sentences) >= 40
     assert len({s.id for s in sentences}) == len(sentences)
     constructions = {s.construction for s in sentences}

@@ -18,23 +18,8 @@ import spacy_lal
 from spacy_lal import behaviour, propbank
 from spacy_lal.behaviour import SETS, read_sentences, read_set, set_path
 
-PIPELINE_CFG = Path(__file__).parents[1] / "spacy_lal" / "pipelines" / "en_lal_ewt"
 CONSTRUCTIONS = ["noun_or_verb", "verb_attachment", "phrasal_stranded", "role_numbers", "whose_relative",
                  "roles_on_tree"]
-
-
-def _known_labels():
-    """The label sets of the shipped pipeline's components (their cfg files: no model loaded), or
-    None where the checkout has no built pipeline."""
-    if not (PIPELINE_CFG / "lal_parser" / "cfg").exists():
-        return None
-    parser = json.loads((PIPELINE_CFG / "lal_parser" / "cfg").read_text())
-    srl = json.loads((PIPELINE_CFG / "lal_srl" / "cfg").read_text())
-    tagger = json.loads((PIPELINE_CFG / "tagger" / "cfg").read_text())
-    spans = {label for chain in parser["span_labels"] for label in chain.split("::")}
-    roles = {tag[2:] for tag in srl["labels"] if tag != "O"}
-    return {"constituent": spans, "root_label": spans, "dependency": set(parser["dep_labels"]),
-            "role": roles, "tag": set(tagger["labels"])}
 
 
 def test_sets_by_name():
@@ -46,9 +31,9 @@ def test_sets_by_name():
         set_path("nope")
 
 
-def test_everyday_set_is_well_formed():
+def test_everyday_set_is_well_formed(shipped_labels):
     sentences = read_set("everyday")  # raises on a malformed check (indices, fields, kinds)
-    known = _known_labels()
+    known = shipped_labels
     assert len(sentences) >= 40
     ids = [s.id for s in sentences]
     assert len(set(ids)) == len(ids)
@@ -62,7 +47,7 @@ def test_everyday_set_is_well_formed():
         senses = {}
         for check in s.checks:
             label = check.get("label", check.get("tag"))
-            if known is not None and check["kind"] in known:
+            if check["kind"] in known:
                 assert label in known[check["kind"]], (s.id, check)
             if check["kind"] == "dependency":
                 assert (check["head"] == check["token"]) == (check["label"] == "root"), (s.id, check)

@@ -371,18 +371,11 @@ def test_ray_killed_worker_loses_nothing_and_deadly_document_is_failed(ray_clust
                         [f"in.txt:{i}" for i in range(1, 201) if i != 58])
 
 
-def test_ray_with_the_shipped_pipeline_equals_nlp_pipe(ray_cluster: Any, tmp_path: Path) -> None:
+def test_ray_with_the_shipped_pipeline_equals_nlp_pipe(ray_cluster: Any, tmp_path: Path, everyday_texts: List[str]) -> None:
     import spacy_lal
 
     nlp = spacy_lal.load()
-    docs = [
-        "Mary borrowed a book from the library last week.",
-        "The committee approved the plan, but the mayor vetoed it.",
-        "I would like to know when the store opens on Sunday.",
-        "Their new printer stopped working after two days.",
-        "Can you send me the report before the meeting?",
-        "We walked along the river until the sun went down.",
-    ] * 5
+    docs = everyday_texts * 5
     docs = [f"{text} ({i})" for i, text in enumerate(docs)]
     path = write_lines(tmp_path / "in.txt", docs)
     parse_corpus(path, tmp_path / "out", engine="ray", batch_size=4, shard_size=12, progress=False)

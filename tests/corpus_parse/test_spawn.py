@@ -37,16 +37,6 @@ def test_spawned_workers_run_torch_on_one_thread() -> None:
     assert threads == {m: 1 for m in methods}
 
 
-TEXTS = [
-    "Mary borrowed a book from the library last week.",
-    "The committee approved the plan, but the mayor vetoed it.",
-    "I would like to know when the store opens on Sunday.",
-    "Their new printer stopped working after two days.",
-    "Can you send me the report before the meeting?",
-    "We walked along the river until the sun went down.",
-]
-
-
 def parse_corpus_cli(path: Path, out: Path, *options: str) -> Dict[str, str]:
     """``parse-corpus`` in a process of its own (the start method is global to a process): the
     output folder's files by name (the lock file left out)."""
@@ -59,8 +49,8 @@ def parse_corpus_cli(path: Path, out: Path, *options: str) -> Dict[str, str]:
 
 @pytest.mark.slow  # three pipelines loaded, two of them in spawned workers: about a minute
 @pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built")
-def test_spawned_processes_write_what_one_process_writes(tmp_path: Path) -> None:
-    texts: List[str] = [f"{text} ({i})" for i, text in enumerate(TEXTS * 3)]
+def test_spawned_processes_write_what_one_process_writes(tmp_path: Path, everyday_texts: List[str]) -> None:
+    texts: List[str] = [f"{text} ({i})" for i, text in enumerate(everyday_texts * 3)]
     path = tmp_path / "in.txt"
     path.write_text("".join(t + "\n" for t in texts), encoding="utf8")
     one = parse_corpus_cli(path, tmp_path / "one", "--n-process", "1")
