@@ -2,6 +2,7 @@
 that says what the tool does, and every error one line (files that are not UTF-8 named with
 their line), never a traceback."""
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Iterator, List, Tuple
@@ -79,7 +80,6 @@ def one_error_line(capsys: pytest.CaptureFixture, argv: List[str]) -> str:
         ["score", "deps", "{bad}", "{bad}"],
         ["score", "srl", "{bad}", "{bad}"],
         ["behaviour", "--data", "{bad}"],
-        ["parse-corpus", "{bad}", "{out}", "--no-progress"],
     ],
     ids=lambda argv: " ".join(argv[:2]),
 )
@@ -89,6 +89,18 @@ def test_input_that_is_not_utf8(command: List[str], tmp_path: Path, capsys: pyte
     argv = [arg.format(bad=bad, out=tmp_path / "out") for arg in command]
     line = one_error_line(capsys, argv)
     assert f"{bad}, line 2: not UTF-8 at byte 4 of the line" in line
+
+
+def test_parse_corpus_puts_a_line_that_is_not_utf8_in_failed_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """parse-corpus goes on past a bad record (#50): the line is in failed.jsonl, the rest parsed."""
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"Dogs bark.\n" + LATIN1 + b"\n")
+    assert cli(["parse-corpus", str(bad), str(tmp_path / "out"), "--no-progress", "--format", "jsonl"]) == 0
+    (failure,) = [json.loads(line) for line in (tmp_path / "out" / "failed.jsonl").read_text().splitlines()]
+    assert (failure["id"], failure["file"], failure["line"]) == ("bad.txt:2", str(bad), 2)
+    assert "not UTF-8 at byte 4 of the line" in failure["error"]
+    (shard,) = (tmp_path / "out").glob("bad-*.jsonl")
+    assert [json.loads(line)["text"] for line in shard.read_text().splitlines()] == ["Dogs bark."]
 
 
 def test_missing_and_wrong_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
