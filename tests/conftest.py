@@ -91,6 +91,24 @@ def everyday_texts() -> List[str]:
     ]
 
 
+@pytest.fixture(scope="session")
+def check_behaviour_sentence(shipped_labels) -> Callable:
+    """``check_behaviour_sentence(s)``: what every behavioural sentence of any set must hold (its
+    words spell its text, it has checks, every label is one the shipped pipeline knows, a
+    dependency's head is itself exactly when it is the root)."""
+
+    def check(s) -> None:
+        assert "".join(s.words) == s.text.replace(" ", ""), s.id
+        assert s.checks, s.id
+        for c in s.checks:
+            if c["kind"] in shipped_labels:
+                assert c.get("label", c.get("tag")) in shipped_labels[c["kind"]], (s.id, c)
+            if c["kind"] == "dependency":
+                assert (c["head"] == c["token"]) == (c["label"] == "root"), (s.id, c)
+
+    return check
+
+
 # -- tiny models ---------------------------------------------------------------------------------
 
 # A tiny tok2vec for overfitting tests, under every component's tiny model.
