@@ -38,7 +38,7 @@ import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, DocBin
 

@@ -3,7 +3,6 @@ that says what the tool does, and every error one line (files that are not UTF-8
 their line), never a traceback."""
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
