@@ -23,10 +23,14 @@ from typing import Any, Collection, Dict, Optional
 import torch
 from torch import Tensor, nn
 
-__all__ = ["RowInt8Linear", "int8_copy", "fbgemm_engine"]
+__all__ = ["RowInt8Linear", "int8_copy", "fbgemm_engine", "MIN_FEATURES"]
 
 #: The inputs' integer range, +-63 (seven bits; see the module's docstring).
 INPUT_LEVELS = 63
+#: Products narrower than this on either side stay float: there the rows' scaling costs about
+#: what the int8 product saves, or more (docs/speed.md: 400 x 256 by 256 x 112 took 1.4 times
+#: float's time in int8, a lemmatizer 64 wide 1.6 times).
+MIN_FEATURES = 256
 _ENGINE_LOCK = threading.Lock()
 
 
@@ -114,11 +118,10 @@ class RowInt8Linear(nn.Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}, kernel={kernel}"
 
 
-def int8_copy(module: nn.Module, keep_float: Collection[str] = (), min_features: int = 256) -> nn.Module:
+def int8_copy(module: nn.Module, keep_float: Collection[str] = (), min_features: int = MIN_FEATURES) -> nn.Module:
     """A copy of ``module`` in eval mode with every ``nn.Linear`` at least ``min_features`` wide
     on both sides (but those named in ``keep_float``, as ``named_modules`` names them) replaced by
-    a :class:`RowInt8Linear`. Narrower layers stay float: there the rows' scaling costs about
-    what the int8 product saves (a 400 x 256 by 256 x 112 product: 124 us against 120 in float)."""
+    a :class:`RowInt8Linear`. Narrower layers stay float (:data:`MIN_FEATURES`)."""
     copied = copy.deepcopy(module).eval()
     for name, child in list(copied.named_modules()):
         if (isinstance(child, nn.Linear) and name not in keep_float

@@ -18,7 +18,8 @@ Together they were 5% of the parser pipeline's time.
 
 Optionally (``int8 = True``, set by ``spacy_lal.quantize``) the products of a prediction, inside
 :func:`prediction`, multiply a layer's weights as int8 (one scale per output row) with the inputs
-quantized on the fly, each row with its own scale (``spacy_lal/nn/int8.py``), so that a
+quantized on the fly, each row with its own scale (``spacy_lal/nn/int8.py``; weights at least
+``MIN_FEATURES`` wide on both sides, as in ``lal_parser``'s int8 copy), so that a
 sentence's vectors do not depend on the sentences batched with it: the tok2vec's product takes
 about 0.6 of the float one's time on the development machine's CPU, for a small change in the vectors
 (docs/speed.md). Training and its backward products are never quantized.
@@ -86,7 +87,8 @@ class TorchGemmOps(NumpyOps):
             return super().gemm(x, y, out=out, trans1=trans1, trans2=trans2)
         import torch
 
-        if self.int8 and trans2 and not trans1 and out is None and getattr(_STATE, "predicting", False):
+        if (self.int8 and trans2 and not trans1 and out is None and min(y.shape) >= _int8_min_features()
+                and getattr(_STATE, "predicting", False)):
             return self._int8_weight(y)(torch.from_numpy(x)).numpy()
 
         a = torch.from_numpy(x)
@@ -134,6 +136,12 @@ class TorchGemmOps(NumpyOps):
                 gone = weakref.ref(base, lambda _, cache=cache, key=key: cache.pop(key, None))
                 found = cache[key] = (floats, quantized, gone)
             return found[1]
+
+
+def _int8_min_features() -> int:
+    from ...nn.int8 import MIN_FEATURES  # torch is imported where products are made, not before
+
+    return MIN_FEATURES
 
 
 def _torch_can_read(*arrays: numpy.ndarray) -> bool:

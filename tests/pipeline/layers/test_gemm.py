@@ -5,6 +5,7 @@ import spacy
 from spacy.tokens import Doc
 from thinc.api import Maxout, NumpyOps
 
+from spacy_lal.pipeline.layers import gemm
 from spacy_lal.pipeline.layers.gemm import TorchGemmOps, use_torch_gemm
 
 
@@ -63,9 +64,10 @@ def test_sentence_tok2vec_uses_torch_gemm_and_keeps_its_vectors():
     """The tok2vec of our configs runs its Thinc layers on TorchGemmOps; spaCy's Tok2Vec.v2 with
     the same weights (on BLIS) gives the same vectors."""
     vocab = spacy.blank("en").vocab
-    embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+    # 96 wide: the encoder's products (288 x 288) are wide enough for int8 (nn/int8.MIN_FEATURES)
+    embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "SHAPE"],
              "rows": [200, 50], "include_static_vectors": False}
-    encode = {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 32, "window_size": 1,
+    encode = {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "window_size": 1,
               "maxout_pieces": 3, "depth": 2}
 
     def build(name: str):
@@ -84,9 +86,10 @@ def test_sentence_tok2vec_uses_torch_gemm_and_keeps_its_vectors():
 
 def _tok2vec_and_docs():
     vocab = spacy.blank("en").vocab
-    embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+    # 96 wide: the encoder's products (288 x 288) are wide enough for int8 (nn/int8.MIN_FEATURES)
+    embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "SHAPE"],
              "rows": [200, 50], "include_static_vectors": False}
-    encode = {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 32, "window_size": 1,
+    encode = {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "window_size": 1,
               "maxout_pieces": 3, "depth": 2}
     model = spacy.util.registry.resolve(
         {"t": {"@architectures": "spacy-lal.SentenceTok2Vec.v1", "embed": embed, "encode": encode}}
@@ -124,6 +127,20 @@ def test_int8_products_serve_predictions_only():
     assert close(changed, changed_exact) and not close(changed, int8)
 
 
+def test_int8_leaves_narrow_products_float():
+    """Weights under nn/int8.MIN_FEATURES wide on either side multiply in float even with int8 on."""
+    from spacy_lal.nn.int8 import MIN_FEATURES
+
+    model, docs = _tok2vec_and_docs()
+    shapes = {(W.shape[0] * W.shape[1], W.shape[2]) for W in
+              (layer.get_param("W") for layer in model.walk() if layer.name == "maxout")}
+    wide = {shape for shape in shapes if min(shape) >= MIN_FEATURES}
+    assert wide and wide != shapes  # the encoder's 288 x 288; the embedding's mixer reads 192
+    model.ops.int8 = True
+    model.predict(docs)
+    assert {key[1] for key in gemm._INT8_WEIGHTS[model.ops]} == wide
+
+
 def test_quantize_switches_a_pipelines_tok2vec():
     import copy
     import pickle
@@ -155,13 +172,13 @@ def test_int8_set_in_the_config_is_on_from_the_start_and_survives_saving_and_lis
     import spacy_lal
 
     tok2vec = {"@architectures": "spacy-lal.SentenceTok2Vec.v1", "int8": True,
-               "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 32, "attrs": ["NORM", "SHAPE"],
+               "embed": {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "SHAPE"],
                          "rows": [200, 50], "include_static_vectors": False},
-               "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 32, "window_size": 1,
+               "encode": {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "window_size": 1,
                           "maxout_pieces": 3, "depth": 2}}
     nlp = spacy.blank("en")
     nlp.add_pipe("tok2vec", config={"model": tok2vec})
-    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 32, "upstream": "tok2vec"}
+    listener = {"@architectures": "spacy.Tok2VecListener.v1", "width": 96, "upstream": "tok2vec"}
     nlp.add_pipe("tagger", config={"model": {"@architectures": "spacy.Tagger.v2", "tok2vec": listener}})
     nlp.get_pipe("tagger").add_label("X")
     nlp.initialize()
