@@ -196,3 +196,51 @@ def test_the_shipped_pipeline_on_the_verb_list():
     lemmatizer.mode = "combined"
     doc = nlp("We travelled there and they hyped it while repairing the car.")
     assert [t.lemma_ for t in doc if t.pos_ == "VERB"] == ["travel", "hype", "repair"]
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+@pytest.mark.parametrize("mode", ["combined", "trained", "rules"])
+def test_the_fast_path_gives_spacys_choices_and_the_rules_combination(mode, everyday_texts):
+    """The component's own loops (no Token per word, memos per word) give what spaCy's
+    EditTreeLemmatizer chooses and writes, then EnglishRules.combine on each token."""
+    from spacy.pipeline.edit_tree_lemmatizer import EditTreeLemmatizer
+
+    nlp = spacy.load(pipeline_path("en_lal_ewt"), exclude=["lal_parser", "lal_srl", "trainable_lemmatizer"])
+    lemmatizer = spacy.load(pipeline_path("en_lal_ewt"), exclude=["lal_parser", "lal_srl"]).get_pipe("trainable_lemmatizer")
+    lemmatizer.mode = mode
+    texts = everyday_texts + [json.loads(line)["text"] for line in VERBS.read_text(encoding="utf8").splitlines()]
+    docs = list(nlp.pipe(texts * 2))  # every word twice: the second time from the memos
+    reference = [doc.copy() for doc in docs]
+    guesses = lemmatizer.predict(docs)
+    if mode != "rules":
+        scores = lemmatizer.model.predict(docs)
+        expected = EditTreeLemmatizer._scores2guesses_top_k_equals_1(lemmatizer, reference, scores)
+        assert all(numpy.array_equal(got, want) for got, want in zip(guesses, expected))
+    lemmatizer.set_annotations(docs, guesses)
+    if mode != "rules":
+        EditTreeLemmatizer.set_annotations(lemmatizer, reference, guesses)
+    for doc in reference:
+        for token in doc:
+            if mode == "combined":
+                token.lemma_ = lemmatizer.rules.combine(token, token.lemma_)
+            elif mode == "rules":
+                token.lemma_ = lemmatizer.rules.lemma(token) or token.lower_
+    assert [[t.lemma_ for t in doc] for doc in docs] == [[t.lemma_ for t in doc] for doc in reference]
+
+
+def test_the_memos_follow_the_trees_and_stay_out_of_pickles():
+    import pickle
+
+    nlp = spacy.blank("en")
+    component, tree = lemmatizer_with_tree(nlp, "combined")
+    doc = tagged(nlp.vocab, ["repairing"], ["VERB"], ["VerbForm=Ger"])
+    component.set_annotations([doc], [numpy.array([tree])])
+    assert doc[0].lemma_ == "repair" and component._memo("_applies")
+    assert not pickle.loads(pickle.dumps(component))._memo("_applies")
+    component.trees = type(component.trees)(nlp.vocab.strings)  # as loading other trees does
+    assert not component._memo("_applies")
+    other = component.trees.add("making", "mak")  # the same tree id, another tree
+    doc = tagged(nlp.vocab, ["making"], ["VERB"], ["VerbForm=Ger"])
+    component.mode = "trained"
+    component.set_annotations([doc], [numpy.array([other])])
+    assert other == tree and doc[0].lemma_ == "mak"
