@@ -37,9 +37,9 @@ words); with ``--srl-gold-trees`` the inputs carry the gold trees and lal_parser
 
 ``--ensemble PIPELINE...`` (after the corpus: it takes every name up to the next option): the
 pipeline and these parse as one ensemble (averaged span, arc,
-dependency label scores and tag distributions, decoded with the first pipeline's decoder:
-``spacy_lal/pipeline/parser/ensemble.py``); the rest of the first pipeline (lemmas, roles) runs
-on its parses. The options above apply to every member.
+dependency label scores and tag distributions, then, where every member has ``lal_srl``, role
+and sense scores, decoded with the first pipeline's decoders: ``spacy_lal/pipeline/ensemble.py``);
+the first pipeline's lemmatizer runs on its parses. The options above apply to every member.
 """
 import argparse
 import json
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
     parser.add_argument("--limit", type=int, help="score the first N Docs only")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--ensemble", nargs="+", default=[], metavar="PIPELINE",
-                        help="parse with an ensemble of the pipeline and these (pipeline/parser/ensemble.py)")
+                        help="parse with an ensemble of the pipeline and these (pipeline/ensemble.py)")
     parser.add_argument("--raw", type=Path, metavar="GOLD.conllu", help="score raw text: the gold CoNLL-U file's documents")
     parser.add_argument("--raw-layout", choices=RAW_TEXT_LAYOUTS, default="conll18",
                         help="with --raw: the CoNLL 2018 shared task's text (paragraphs, wrapped lines) or the sentences joined by a space")
@@ -122,7 +122,7 @@ def main(argv=None) -> int:
 
 
 def _ensemble(members, batch_size):
-    from spacy_lal.pipeline.parser.ensemble import ensemble_parse
+    from spacy_lal.pipeline.ensemble import ensemble_parse
 
     return lambda docs: ensemble_parse(members, docs, batch_size=batch_size)
 

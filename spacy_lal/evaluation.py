@@ -78,7 +78,7 @@ def evaluate_pipeline(
     ``gold_np_constraints``: "require" or "no_cross": the gold NPs with a proper noun become
     lal_parser constraints of that kind; ``parse``: what parses the inputs (Docs of
     ``nlp.vocab``) instead of ``nlp.pipe`` (an ensemble whose first member is ``nlp``:
-    ``pipeline/parser/ensemble.py``), under the same settings.
+    ``pipeline/ensemble.py``), under the same settings.
     """
     inputs = gold_inputs(nlp.vocab, gold)
     disable = list(disable)

@@ -221,13 +221,13 @@ def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys, monkeypat
 
     monkeypatch.setattr(behaviour, "parse", recording_parse)
     decoded_with = []  # the decoder argument of each batch the adapter decodes
-    decode = SrlAdapter.decode
+    decode = SrlAdapter.decode_rows
 
     def recording_decode(self, *args, **kwargs):
-        decoded_with.append(args[5] if len(args) > 5 else kwargs["decoder"])
+        decoded_with.append(args[1] if len(args) > 1 else kwargs["decoder"])
         return decode(self, *args, **kwargs)
 
-    monkeypatch.setattr(SrlAdapter, "decode", recording_decode)
+    monkeypatch.setattr(SrlAdapter, "decode_rows", recording_decode)
 
     docs = {}
     for decoder in ("tree", "unique_roles", "viterbi", "argmax"):

@@ -7,9 +7,10 @@ projection runs once per sentence), and the pass returns either the summed loss 
 role, predicate and sense losses, each defined once in ``spacy_lal.nn``) or, in
 :meth:`SrlAdapter.decode`, BIO sequences (argmax, constrained Viterbi with or without unique core
 roles, or the span-level Viterbi whose arguments are allowed spans such as the tree's
-constituents; ``spacy_lal.decode``) and senses.
+constituents; ``spacy_lal.decode``) and senses, or, for an ensemble, the scores they read
+(:class:`FrameScores`).
 """
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import numpy
@@ -75,6 +76,9 @@ class SrlBatch:
     targets: Optional[SrlTargets] = None
     spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None
     frame_rules: Optional[List[Optional[FrameRule]]] = None
+    #: Prediction returns what the decoders read (``FrameScores``), not decoded frames: an
+    #: ensemble averages the members' (``pipeline/ensemble.py``).
+    scores_only: bool = False
 
     def select(self, units: Sequence[int], width: int) -> "SrlBatch":
         """The batch of ``units`` (a length-sorted chunk, ``torch_bridge.forward_units``).
@@ -111,13 +115,35 @@ class DecodedFrames:
     def merge(cls, parts: Sequence["DecodedFrames"], chunks: Sequence[Sequence[int]], n: int) -> "DecodedFrames":  # noqa: ARG003
         """Put the decoded chunks back in unit order (a unit's rows keep their order), so that
         frames reach ``doc._.srl`` in the order one pass gives."""
-        rows = [
-            (chunk[u], position, tags, sense)
-            for part, chunk in zip(parts, chunks)
-            for u, position, tags, sense in zip(part.units, part.positions, part.tags, part.senses)
-        ]
-        rows.sort(key=lambda row: row[0])  # stable: rows of one unit stay in predicate order
-        return cls(*(list(column) for column in zip(*rows))) if rows else cls([], [], [], [])
+        return _merge_rows(cls, parts, chunks)
+
+
+@dataclass
+class FrameScores:
+    """Per row (unit, predicate position), what :meth:`SrlAdapter.decode_rows` reads
+    (``SrlBatch.scores_only``): the role labels' log-probabilities over the unit's words
+    (n, labels) and the sense head's scores (logits; None without a sense head)."""
+
+    units: List[int]
+    positions: List[int]
+    roles: List[numpy.ndarray]
+    senses: List[Optional[numpy.ndarray]]
+
+    @classmethod
+    def merge(cls, parts: Sequence["FrameScores"], chunks: Sequence[Sequence[int]], n: int) -> "FrameScores":  # noqa: ARG003
+        return _merge_rows(cls, parts, chunks)
+
+
+def _merge_rows(cls, parts, chunks):
+    """Rows of length-sorted chunks (their first field: the unit within the chunk) back in unit
+    order; a unit's rows keep their order."""
+    rows = [
+        (chunk[row[0]], *row[1:])
+        for part, chunk in zip(parts, chunks)
+        for row in zip(*(getattr(part, field.name) for field in fields(cls)))
+    ]
+    rows.sort(key=lambda row: row[0])  # stable: rows of one unit stay in predicate order
+    return cls(*(list(column) for column in zip(*rows))) if rows else cls(*([] for _ in fields(cls)))
 
 
 class SrlAdapter(torch.nn.Module):
@@ -167,9 +193,10 @@ class SrlAdapter(torch.nn.Module):
             if self.sense is not None:
                 sense_logits = self.sense(hidden, torch.arange(len(rows), device=rows.device), positions)
         if batch.targets is None:
-            return self.decode(
-                rows, positions, lengths, role_logits, sense_logits, batch.decoder, batch.spans, batch.frame_rules
-            )
+            scores = self.frame_scores(rows, positions, lengths, role_logits, sense_logits)
+            if batch.scores_only:
+                return scores
+            return self.decode_rows(scores, batch.decoder, batch.spans, batch.frame_rules)
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
     def loss(
@@ -203,13 +230,29 @@ class SrlAdapter(torch.nn.Module):
             loss = loss + self.sense.loss(sense_logits, senses, allowed=allowed, reduction="sum") / n_senses
         return loss
 
-    def decode(
+    def frame_scores(
         self,
         rows: torch.Tensor,
         positions: torch.Tensor,
         lengths: torch.Tensor,
         role_logits: Optional[torch.Tensor],
         sense_logits: Optional[torch.Tensor],
+    ) -> FrameScores:
+        """Each (unit, predicate) row's role log-probabilities over its unit's words (so that
+        Viterbi maximises the sequence's probability) and sense logits, on the host."""
+        units, positions_ = rows.tolist(), positions.tolist()
+        if role_logits is None:
+            return FrameScores([], [], [], [])
+        scores = to_host(torch.log_softmax(role_logits.float(), -1))
+        senses: List[Optional[numpy.ndarray]] = [None] * len(units)
+        if sense_logits is not None:
+            senses = list(to_host(sense_logits))
+        n_words = lengths.tolist()
+        return FrameScores(units, positions_, [scores[r, : n_words[u]] for r, u in enumerate(units)], senses)
+
+    def decode_rows(
+        self,
+        scores: FrameScores,
         decoder: str,
         spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None,
         frame_rules: Optional[List[Optional[FrameRule]]] = None,
@@ -220,29 +263,23 @@ class SrlAdapter(torch.nn.Module):
         BIO Viterbi in which no core role (``decode.CORE_ROLES``) starts twice in a row. The
         component validated ``decoder``. A unit with a frame rule (``SrlBatch.frame_rules``) gets
         the rule's sense for each row, and the labels the rule does not allow score
-        ``MASKED_SCORE`` in that row, so no decoder chooses them."""
-        units, positions = rows.tolist(), positions.tolist()
-        if role_logits is None:
+        ``MASKED_SCORE`` in that row (in ``scores``' arrays), so no decoder chooses them."""
+        units, positions, rows_scores = scores.units, scores.positions, scores.roles
+        if not units:
             return DecodedFrames([], [], [], [])
-        # Log-probabilities, so that Viterbi maximises the sequence's probability.
-        scores = to_host(torch.log_softmax(role_logits.float(), -1))
-        senses: List[Union[int, str, None]] = [None] * len(units)
-        sense_scores = None
-        if sense_logits is not None:
-            sense_scores = to_host(sense_logits)
-            senses = sense_scores.argmax(-1).tolist()
+        senses: List[Union[int, str, None]] = [
+            None if row is None else int(row.argmax(-1)) for row in scores.senses
+        ]
         if frame_rules is not None:
             for r, u in enumerate(units):
                 rule = frame_rules[u]
                 if rule is None:
                     continue
-                senses[r], allowed = rule(positions[r], None if sense_scores is None else sense_scores[r])
+                senses[r], allowed = rule(positions[r], scores.senses[r])
                 if allowed is not None:
-                    scores[r][:, ~allowed] = MASKED_SCORE
-        n_words = lengths.tolist()
-        rows_scores = [scores[r, : n_words[u]] for r, u in enumerate(units)]
+                    rows_scores[r][:, ~allowed] = MASKED_SCORE
         if decoder == "tree":
-            tags = self._decode_spans(rows_scores, units, positions, spans or [None] * len(n_words))
+            tags = self._decode_spans(rows_scores, units, positions, spans or [None] * (max(units) + 1))
         elif decoder == "unique_roles":
             tags = bio_viterbi_batch(rows_scores, self.scheme, positions, unique_roles=CORE_ROLES)
         else:

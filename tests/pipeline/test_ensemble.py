@@ -1,4 +1,4 @@
-"""The parser ensemble (``pipeline/parser/ensemble.py``): averaged scores on aligned labels,
+"""The parser ensemble (``pipeline/ensemble.py``): averaged scores on aligned labels,
 decoded exactly; an ensemble of one pipeline, or of a pipeline with itself, parses as it does."""
 import numpy
 import pytest
@@ -6,7 +6,7 @@ import torch
 from spacy.tokens import Doc
 
 from spacy_lal.pipeline.parser.adapter import ArcLabeller, ParserBatch, ParserScores
-from spacy_lal.pipeline.parser.ensemble import _set_tags, align_labels, average_scores, ensemble_parse
+from spacy_lal.pipeline.ensemble import _set_tags, align_labels, average_scores, ensemble_parse
 
 NEG = -5.0
 
@@ -108,3 +108,57 @@ def test_shipped_pipeline_with_itself():
     docs = list(nlp.pipe(gold_inputs(nlp.vocab, gold)))
     assert signature(list(ensemble_parse([nlp], gold_inputs(nlp.vocab, gold)))) == signature(docs)
     assert signature(list(ensemble_parse([nlp, nlp], gold_inputs(nlp.vocab, gold)))) == signature(docs)
+
+
+# -- semantic roles ------------------------------------------------------------------------------
+
+
+def test_frame_scores_are_averaged_on_the_first_members_labels():
+    from spacy_lal.pipeline.ensemble import average_frame_scores
+    from spacy_lal.pipeline.srl.adapter import FrameScores
+
+    roles_a = numpy.log(numpy.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]], dtype="float32"))  # labels O, B-A0, B-A1
+    roles_b = numpy.log(numpy.array([[0.1, 0.5, 0.4], [0.2, 0.6, 0.2]], dtype="float32"))  # labels B-A1, O, B-A0
+    a = FrameScores([0], [1], [roles_a], [numpy.array([2.0, 0.0], dtype="float32")])  # senses 01, 02
+    b = FrameScores([0], [1], [roles_b], [numpy.array([0.0, 3.0], dtype="float32")])  # senses 02, 01
+    orders = [numpy.arange(3), align_labels(["B-A1", "O", "B-A0"], ["O", "B-A0", "B-A1"], "role labels")]
+    sense_orders = [numpy.arange(2), align_labels(["02", "01"], ["01", "02"], "sense classes")]
+    averaged = average_frame_scores([a, b], orders, sense_orders)
+    expected = (roles_a + roles_b[:, [1, 2, 0]]) / 2
+    numpy.testing.assert_allclose(averaged.roles[0], expected, rtol=1e-6)
+    log_softmax = lambda x: x - numpy.log(numpy.exp(x).sum())  # noqa: E731
+    numpy.testing.assert_allclose(averaged.senses[0], (log_softmax(a.senses[0]) + log_softmax(b.senses[0])[[1, 0]]) / 2,
+                                  rtol=1e-5)
+    assert (averaged.units, averaged.positions) == ([0], [1])
+    assert average_frame_scores([a], orders[:1], sense_orders[:1]) is a  # one member: its own scores
+
+
+@pytest.fixture(scope="module")
+def parser_and_labeller(trained_parser, tiny_srl, srl_examples):
+    """The trained parser with a lal_srl (its own tok2vec, the tree decoder) trained on the SRL
+    sentences."""
+    import spacy
+
+    parser_nlp, _ = trained_parser
+    labeller_nlp = spacy.blank("en")
+    labeller_nlp.add_pipe("lal_srl", config={"model": tiny_srl, "decoder": "tree"})
+    examples = srl_examples(labeller_nlp.vocab)
+    optimizer = labeller_nlp.initialize(lambda: examples)
+    optimizer.learn_rate = 0.005
+    for _ in range(60):
+        labeller_nlp.update(examples, sgd=optimizer)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("lal_parser", source=parser_nlp)
+    nlp.add_pipe("lal_srl", source=labeller_nlp)
+    return nlp, examples
+
+
+def test_an_ensemble_of_a_labeller_with_itself_labels_as_it_does(parser_and_labeller):
+    nlp, examples = parser_and_labeller
+    words = [[t.text for t in eg.reference] for eg in examples]
+    frames = lambda docs: [[(f.predicate.i, f.sense, f.data.arguments) for f in doc._.srl] for doc in docs]  # noqa: E731
+    alone = frames(nlp.pipe(Doc(nlp.vocab, words=w) for w in words))
+    assert any(alone)  # the labeller found frames to compare
+    both = frames(ensemble_parse([nlp, nlp], [Doc(nlp.vocab, words=w) for w in words], batch_size=3))
+    assert both == alone
+

@@ -1,4 +1,4 @@
-"""An ensemble of parser pipelines, combined at the score level (a teacher for silver, #51).
+"""An ensemble of pipelines, combined at the score level (a teacher for silver, #51).
 
 :func:`ensemble_parse` runs each member pipeline up to its ``lal_parser`` on copies of the same
 Docs (the words, and the first member's sentence boundaries), averages what the decoders read
@@ -18,31 +18,42 @@ pipelines': the joint span + dependency decoder) through the code single parsers
   and would no longer be a sum the exact decoders maximise with the spans.
 - PTB tags: the members' distributions (softmax of each tagger's scores) averaged, then argmax.
 
-Labels are aligned by name: the span and dependency label sets must be the same (in any order;
-the first member's order is kept), the tag sets may differ (a member gives probability 0 to a
-tag it lacks; the union is the ensemble's tag set). The rest of the first member's pipeline
-(lemmatizer, ``lal_srl``) then runs on the ensemble's Docs.
+- semantic roles, where every member has ``lal_srl``: the first member's labeller finds the
+  predicates (as its ``predicates`` setting says) and lemmatizes on the ensemble's trees; every
+  member scores the same (sentence, predicate) rows on its own Docs; the role labels'
+  log-probabilities per word (the labeller's decoders maximise their sum, as the parser's their
+  scores) and the sense head's log-softmax are averaged, then decoded by the first member's
+  decoder with its frame rules (rolesets of the lemma, roles they allow) and argument spans (the
+  ensemble's tree).
+
+Labels are aligned by name: the span, dependency, role and sense label sets must be the same (in
+any order; the first member's order is kept), the tag sets may differ (a member gives
+probability 0 to a tag it lacks; the union is the ensemble's tag set). The rest of the first
+member's pipeline (its lemmatizer) runs on the ensemble's Docs.
 
 An ensemble of one pipeline gives that pipeline's trees, dependencies and tags, and so does a
 pipeline with itself (the average of equal float32 scores is the same scores).
 """
 from dataclasses import replace
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..arcs import pick_labels
-from ..base import Predictions
-from ..units import Unit
-from .adapter import DecodedParses, ParserBatch, ParserScores, decode_scores
+from .arcs import pick_labels
+from .base import Predictions
+from .parser.adapter import DecodedParses, ParserBatch, ParserScores, decode_scores
+from .srl.adapter import FrameScores, SrlBatch
+from .torch_bridge import torch_module
+from .units import Unit
 
-__all__ = ["ensemble_parse", "average_scores", "align_labels"]
+__all__ = ["ensemble_parse", "average_scores", "average_frame_scores", "align_labels"]
 
 PARSER_FACTORY = "lal_parser"
 TAGGER_FACTORY = "tagger"
+SRL_FACTORY = "lal_srl"
 
 
 def ensemble_parse(pipelines: Sequence[Language], docs: Iterable[Doc], *, batch_size: int = 64) -> Iterator[Doc]:
@@ -210,8 +221,66 @@ def _parse_batch(pipelines: Sequence[Language], docs: List[Doc]) -> List[Doc]:
         decoded = average_scores(scores, span_orders, dep_orders, [len(u) for u in units], batch)
     parser0.set_annotations(docs, Predictions(units, decoded))
     after = first.pipe_names[first.pipe_names.index(names[0]) + 1 :]
+    labellers = [_component(nlp, SRL_FACTORY) for nlp in pipelines]
+    if len(pipelines) > 1 and labellers[0] in after and all(labellers):
+        split = after.index(labellers[0])
+        _run(first, after[:split], docs, None)
+        label_frames([nlp.get_pipe(name) for nlp, name in zip(pipelines, labellers)], members)
+        after = after[split + 1 :]
     _run(first, after, docs, None)
     return docs
+
+
+def label_frames(labellers: Sequence[Any], members: Sequence[List[Doc]]) -> None:
+    """Frames of the ensemble (module docstring) on ``members[0]``, the first member's Docs;
+    ``members[k]`` holds member k's copies of them, run up to its parser."""
+    first, docs = labellers[0], members[0]
+    units = first._units(docs, piece_length=first.cfg["piece_length"])
+    if not units:
+        first.set_annotations(docs, Predictions(units, None))
+        return
+    batch = first._prediction_batch(docs, units)
+    scores = [first.model.predict((docs, units, replace(batch, scores_only=True)))]
+    predicates: List[List[int]] = [[] for _ in units]
+    for u, position in zip(scores[0].units, scores[0].positions):
+        predicates[u].append(position)
+    role_orders, sense_orders = [numpy.arange(len(first.labels))], [numpy.arange(len(first.senses))]
+    for labeller, member_docs in zip(labellers[1:], members[1:]):
+        member_units = labeller._units(member_docs, piece_length=labeller.cfg["piece_length"])
+        if _unit_key(member_units) != _unit_key(units):
+            raise ValueError("ensemble: the members' labellers cut the Docs into different sentences or pieces "
+                             "(give them the same piece_length)")
+        found = labeller.model.predict((member_docs, member_units, SrlBatch(predicates, scores_only=True)))
+        if (found.units, found.positions) != (scores[0].units, scores[0].positions):
+            raise ValueError("ensemble: a member labelled other predicates than the ones it was given")
+        scores.append(found)
+        role_orders.append(align_labels(labeller.labels, first.labels, "role labels"))
+        sense_orders.append(align_labels(labeller.senses, first.senses, "sense classes"))
+    averaged = average_frame_scores(scores, role_orders, sense_orders)
+    decoded = torch_module(first.model).decode_rows(averaged, batch.decoder, batch.spans, batch.frame_rules)
+    first.set_annotations(docs, Predictions(units, decoded))
+
+
+def average_frame_scores(
+    members: Sequence[FrameScores], role_orders: Sequence[numpy.ndarray], sense_orders: Sequence[numpy.ndarray]
+) -> FrameScores:
+    """The members' role log-probabilities and sense log-softmaxes averaged, row by row (the
+    rows must be the same), labels put in the first member's order (``role_orders[k]``: member
+    k's label index of each of the first's). One member's scores are returned as they are."""
+    if len(members) == 1:
+        return members[0]
+    first = members[0]
+    roles = [_mean([m.roles[r][:, order] for m, order in zip(members, role_orders)]) for r in range(len(first.units))]
+    senses: List[Optional[numpy.ndarray]] = [None] * len(first.units)
+    if all(row is not None for m in members for row in m.senses):
+        senses = [_mean([_log_softmax(m.senses[r])[order] for m, order in zip(members, sense_orders)])
+                  for r in range(len(first.units))]
+    return FrameScores(list(first.units), list(first.positions), roles, senses)
+
+
+def _log_softmax(scores: numpy.ndarray) -> numpy.ndarray:
+    shifted = numpy.asarray(scores, dtype="float32") - numpy.max(scores)
+    return shifted - numpy.log(numpy.exp(shifted).sum())
 
 
 def _set_tags(
