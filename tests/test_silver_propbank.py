@@ -1,0 +1,46 @@
+"""scripts/silver_propbank.py: PropBank examples parsed by a teacher (or an ensemble), the
+annotated predicate's frame and the Doc's user data kept."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.tokens import Doc, DocBin
+
+import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal.extensions import PARTIAL_SRL, set_frames
+from spacy_lal.pretrained import shipped_pipelines
+from spacy_lal.srl import FrameData
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import silver_propbank  # noqa: E402
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+@pytest.mark.parametrize("ensemble", [[], ["en_lal_ewt"]])
+def test_examples_get_the_teachers_parse_and_keep_their_gold_frame(tmp_path, ensemble):
+    vocab = spacy.blank("en").vocab
+    examples = [("John gave up smoking last year .", FrameData(1, "give_up.04", ((0, 1, "ARG0"), (2, 3, "C-V"), (3, 4, "ARG1"), (4, 6, "ARGM-TMP")))),
+                ("Water the plants every morning .", FrameData(0, "water.01", ((1, 3, "ARG1"), (3, 5, "ARGM-TMP"))))]
+    source = DocBin(store_user_data=True)
+    for n, (text, frame) in enumerate(examples):
+        doc = Doc(vocab, words=text.split())
+        set_frames(doc, [frame])
+        doc.user_data.update({PARTIAL_SRL: True, "sent_id": f"x.xml#{frame.sense}#{n}"})
+        source.add(doc)
+    source.to_disk(tmp_path / "examples.spacy")
+    (tmp_path / "examples.card.json").write_text(json.dumps({"license": "CC BY-SA 4.0"}))
+    out = tmp_path / "silver.spacy"
+    argv = [str(tmp_path / "examples.spacy"), str(out), "--teacher", "en_lal_ewt"]
+    assert silver_propbank.main(argv + (["--ensemble", *ensemble] if ensemble else [])) == 0
+    docs = list(DocBin().from_disk(out).get_docs(vocab))
+    assert [d.text for d in docs] == [Doc(vocab, words=t.split()).text for t, _ in examples]
+    for doc, (_, frame) in zip(docs, examples):
+        assert doc._.tree is not None and doc._.tree.words() == [t.text for t in doc]  # the teacher's tree
+        assert all(t.tag_ and t.pos_ and t.dep_ for t in doc) and sum(t.dep_ == "root" for t in doc) == 1
+        assert [f.data for f in doc._.srl] == [frame]  # the gold frame alone, not the teacher's
+        assert doc.user_data[PARTIAL_SRL] is True and doc.user_data["sent_id"].startswith("x.xml#")
+    card = json.loads(out.with_suffix(".card.json").read_text())
+    assert card["license"] == "CC BY-SA 4.0" and card["silver"]["teachers"] == ["en_lal_ewt", *ensemble]
