@@ -1,5 +1,5 @@
 """SVG helpers shared by the tree pictures (``render.py``) and the attention plots
-(``interpret.py``): escaping, and text widths estimated without a font engine."""
+(``interpret/plots.py``): escaping, and text widths estimated without a font engine."""
 import html
 import unicodedata
 

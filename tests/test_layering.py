@@ -76,3 +76,25 @@ def test_the_checker_sees_relative_and_nested_imports(tmp_path):
     assert "spacy_lal.extensions" in names  # from ...extensions import ...
     assert "spacy_lal.pipeline.base" in names  # from ..base import ...
     assert "spacy_lal.pipeline.parser.model" in names  # imported inside _build_torch_model
+
+
+def test_the_code_names_files_that_exist_and_no_machine_path():
+    """A docstring or comment that names a module (``adapter.py``, ``decode/_cky.pyx``) names one
+    the repository has; none names a path of the machine it was written on."""
+    import re
+
+    root = PACKAGE.parent
+    files = [p for p in root.rglob("*") if p.is_file() and not {".venv", ".git", ".release", "build"} & set(p.parts)]
+    names = {p.name for p in files}
+    relative = {p.relative_to(root).as_posix() for p in files}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf8")
+        for match in re.finditer(r"[\w/.]*\w\.(?:py|pyx|pxd)\b", text):
+            ref = match.group(0).lstrip("./")
+            known = ref in names if "/" not in ref else any(r == ref or r.endswith("/" + ref) for r in relative)
+            if not known:
+                found.append(f"{path.relative_to(root)} names {ref}")
+        for machine in re.findall(r"(?:/work|/home|/root|/tmp)/\w+", text):
+            found.append(f"{path.relative_to(root)} names the machine path {machine}")
+    assert found == []

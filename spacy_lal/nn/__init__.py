@@ -1,9 +1,9 @@
 """Plain PyTorch modules of the parsers and the semantic role labeller (no spaCy, no Thinc).
 
 See :mod:`spacy_lal.nn.parser` for the Label Attention parser, :mod:`spacy_lal.nn.deepatt` for the
-DeepAtt labeller, :mod:`spacy_lal.nn.spa_parsers` for the SPA-DP parsers, and the papers in
-``/work/shared/papers``: Mrini et al. (eq. 1-12) and Kitaev & Klein (factored attention, CharLSTM);
-Tan et al. 2018 (DeepAtt); Zhou et al. 2018 (SPA-DP).
+DeepAtt labeller, :mod:`spacy_lal.nn.spa_parsers` for the SPA-DP parsers, and the papers: Mrini
+et al. 2020 (eq. 1-12) and Kitaev & Klein 2018 (factored attention, CharLSTM); Tan et al. 2018
+(DeepAtt); Zhou et al. 2018 (SPA-DP).
 """
 
 from .attention import (

@@ -1,5 +1,5 @@
 """The registered parser architecture: a spaCy tok2vec feeding ``LabelAttentionParserModel``,
-run by ``parser_adapter.py``.
+run by ``adapter.py``.
 
 The Thinc model takes ``(docs, units, ParserBatch)`` and runs the units in length-sorted chunks
 (``torch_bridge.forward_units``). With targets (training) it returns the joint loss of eq. 12;

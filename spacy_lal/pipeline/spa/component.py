@@ -1,7 +1,7 @@
 """``lal_spa_parser``: the sequence-preserved attention dependency parser (Zhou et al. 2018,
 "RNN-Based Sequence-Preserved Attention for Dependency Parsing"), graph- or transition-based.
 
-The architecture (``spacy-lal.SpaDependencyParser.v1``, ``spa_model.py``) chooses the encoder
+The architecture (``spacy-lal.SpaDependencyParser.v1``, ``model.py``) chooses the encoder
 (BiRNN, vanilla attention, ToB- or BoT-SPA) and the parsing (graph or transition); this module
 holds what the component learns from data, its targets and ``set_annotations``.
 

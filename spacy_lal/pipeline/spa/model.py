@@ -1,5 +1,5 @@
 """The registered SPA parser architecture: a spaCy tok2vec (plus optional tag embeddings) feeding
-``SpaGraphParser`` or ``SpaTransitionParser`` (Zhou et al. 2018), run by ``spa_adapter.py``.
+``SpaGraphParser`` or ``SpaTransitionParser`` (Zhou et al. 2018), run by ``adapter.py``.
 
 The Thinc model takes ``(docs, units, SpaBatch)`` and returns the loss (training) or the decoded
 trees. As for the label-attention parser, the torch layer's shape depends on the label count,

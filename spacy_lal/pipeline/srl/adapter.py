@@ -164,7 +164,7 @@ class SrlAdapter(torch.nn.Module):
         reduction: str = "mean",
     ) -> None:
         super().__init__()
-        self.reduction = reduction  # "mean", "sum" or "balanced_sum" (srl_model.py)
+        self.reduction = reduction  # "mean", "sum" or "balanced_sum" (model.py)
         self.tagger = tagger
         self.identifier = identifier
         d_top = tagger.output.in_features

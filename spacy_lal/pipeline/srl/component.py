@@ -1,4 +1,4 @@
-"""``lal_srl``: the trainable semantic role labeller (DeepAtt, Tan et al. 2018; ``srl_model.py``).
+"""``lal_srl``: the trainable semantic role labeller (DeepAtt, Tan et al. 2018; ``model.py``).
 
 It writes one frame per predicate to ``doc._.srl`` (see ``spacy_lal.extensions.set_frames``):
 the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``, ``ARGM-TMP``,

@@ -3,7 +3,7 @@ predicate-identification and sense heads (``spacy_lal.nn.deepatt``, ``spacy_lal.
 
 The Thinc model takes ``(docs, units, SrlBatch)``. The torch module's shape depends on the label
 counts, which the component learns in ``initialize`` (or reads from its saved cfg), so
-``configure_srl_model`` builds the torch layer, as for the parser (``parser_model.py``).
+``configure_srl_model`` builds the torch layer, as for the parser (``parser/model.py``).
 """
 from typing import Any, Dict, List, Optional, Sequence
 
