@@ -27,7 +27,6 @@ that vocab has none (logged), and refuses, with a clear error, a vocab holding o
 (the model would silently read the wrong ones).
 """
 import importlib.util
-import logging
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
@@ -35,6 +34,7 @@ from spacy.language import Language
 from spacy.vocab import Vocab
 from spacy.util import load_config, registry
 from thinc.api import Model
+from .logs import logger
 from .pipeline.layers.gemm import set_int8
 
 # A checkout's copy of the shipped pipelines (not in the code's wheel: pipelines/README.md).
@@ -45,7 +45,6 @@ DEFAULT_PIPELINE = "en_lal_ewt"
 PRETRAINED_ATTR = "lal_pretrained"  # model.attrs key: where the weights came from + pipe cfg
 # The components whose outputs a sourced component may listen to: kept when loading it.
 _EMBEDDERS = ("tok2vec", "transformer")
-logger = logging.getLogger("spacy_lal")
 
 
 def _installed_path(name: str) -> Optional[Path]:

@@ -5,7 +5,6 @@ record fails without reaching the engine)."""
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import re
 import time
@@ -17,6 +16,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from tqdm import tqdm
 
 from ..corpora._common import PathLike
+from ..logs import logger
 from .engines import ENGINES, LocalEngine, RayEngine
 from .inputs import Record, Source, find_sources
 from .manifest import Failure, OutputDir, ShardRecord
@@ -25,7 +25,6 @@ from .worker import Batch, BatchResult, ModelSpec, check_model
 
 __all__ = ["Summary", "parse_corpus"]
 
-logger = logging.getLogger(__name__)
 
 
 @dataclass

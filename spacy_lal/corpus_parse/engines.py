@@ -23,17 +23,17 @@ Ray is imported only here, inside :class:`RayEngine`: the local engine needs no 
 """
 from __future__ import annotations
 
-import logging
 import os
 from collections import deque
 from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
+from ..logs import logger
 from .worker import Batch, BatchParser, BatchResult, ModelSpec, uses_transformer
+
 
 __all__ = ["ENGINES", "LocalEngine", "RayEngine"]
 
 ENGINES = ("local", "ray")
-logger = logging.getLogger(__name__)
 
 
 class LocalEngine:

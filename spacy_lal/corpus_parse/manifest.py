@@ -20,19 +20,18 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..logs import logger
 from .outputs import temp_files, write_atomic
 
 __all__ = ["Failure", "OutputDir", "OutputInUseError", "ShardRecord"]
 
 LOCK_FILE = ".lock"
 
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

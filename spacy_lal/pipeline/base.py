@@ -8,7 +8,6 @@ own: reading and storing labels, building its torch layer, the batch it passes t
 (targets in training, decoding settings otherwise) and ``set_annotations``.
 """
 import copy
-import logging
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
 
@@ -21,12 +20,12 @@ from spacy.training import Example, validate_examples, validate_get_examples
 from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
+from ..logs import logger
 from ..pretrained import DEFAULT_PIPELINE, PRETRAINED_ATTR, adopt_pretrained
 from .gold import training_sentences
 from .torch_bridge import torch_module
 from .units import Unit, make_units
 
-logger = logging.getLogger("spacy_lal")
 
 # The factories' default ``piece_length``: prediction reads a sentence longer than this many words
 # in pieces of at most this many, so that time grows linearly beyond it (CKY is O(n^3) and the

@@ -18,15 +18,14 @@ in one logged warning per call (never an error, never a tree that silently ignor
    per-call spans before the configured sources, in the order given — and a span that crosses
    one already kept is dropped (the kept one is named).
 """
-import logging
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, Span
 
+from ..logs import logger
 from ..extensions import stored_trees
 from .units import Unit
 
-logger = logging.getLogger("spacy_lal")
 
 Pair = Tuple[int, int]
 KINDS = ("require", "no_cross")

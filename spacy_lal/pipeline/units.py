@@ -11,13 +11,12 @@ sentences and what was done: learned position tables end somewhere, parsing time
 cube of a sentence's length or faster, and a crash or a minute's stall on one long line of a big
 corpus is the worst outcome for a user.
 """
-import logging
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Sequence, Sized
 
 from spacy.tokens import Doc
 
-logger = logging.getLogger("spacy_lal")
+from ..logs import logger
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,6 @@ What the component does with awkward input (see also ``units.py``):
 Constraints (``constraints`` setting, ``set_constraints``, ``constrained``,
 ``parse_with_constraints``): ``constrained.py``.
 """
-import logging
 import re
 from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -38,6 +37,7 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Model
 
+from ...logs import logger
 from ...extensions import set_trees, stored_trees
 from ...tokenizer import EMOJI
 from ...tree import WHITESPACE_TAG, LabelledSpan
@@ -51,7 +51,6 @@ from ..units import Unit
 from .adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
 from .constrained import ConstrainedParsing, parse_with_constraints
 
-logger = logging.getLogger("spacy_lal")
 
 JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
 

@@ -6,7 +6,6 @@ span groups: ``pipeline/constraints.py``) and from calls (``constrained``,
 are decoded apart from it ("joint" gives dependencies that agree with the constrained tree).
 Constraints that cannot hold are dropped with a warning naming them.
 """
-import logging
 import threading
 from contextlib import contextmanager
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
@@ -14,10 +13,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from ...logs import logger
 from ..constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
 from ..units import Unit
 
-logger = logging.getLogger("spacy_lal")
 
 CallConstraints = List[Dict[str, List[Tuple[int, int]]]]
 

@@ -18,7 +18,6 @@ counts them over the training data in a logged warning. Units without a complete
 gold tree (pieces of long sentences, alignment gaps) are left out too, counted in a warning
 per batch.
 """
-import logging
 from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -30,6 +29,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...decode import ArcStandard, arc_standard_oracle_batch, is_projective
+from ...logs import logger
 from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, untrained_model
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..gold import dependency_target
@@ -37,7 +37,6 @@ from ..arcs import GRAPH_DECODERS
 from .adapter import TRANSITION_DECODERS, SpaBatch, SpaTargets, UnitOracle
 from ..units import Unit
 
-logger = logging.getLogger("spacy_lal")
 
 NON_PROJECTIVE_POLICIES = ("projectivize", "skip")
 

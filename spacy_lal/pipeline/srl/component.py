@@ -71,7 +71,6 @@ PropBank frame-file examples, ``convert propbank-examples``) annotates some pred
 predicate-identification loss covers its annotated predicates alone (IGNORE on its other words),
 and only those get role and sense targets.
 """
-import logging
 from collections import Counter, defaultdict
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
@@ -83,7 +82,7 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...extensions import PARTIAL_SRL, clear_frames, set_frames
-from ...logs import log_once
+from ...logs import log_once, logger
 from ...srl import FrameData
 from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model
 from ..constraints import check_sources, source_spans, unit_spans
@@ -93,7 +92,6 @@ from .adapter import DECODERS, IGNORE, FrameRule, SrlBatch, SrlTargets
 from .frames import bio_spans, count_senses, roleset_key, sense_score, split_roleset, unit_bio
 from .predicates import PREDICATES_GIVEN
 
-logger = logging.getLogger("spacy_lal")
 
 PREDICATE_MODES = ("gold", "predicted", "pos")
 TREE_SOURCE = "tree"
