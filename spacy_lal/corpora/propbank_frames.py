@@ -28,7 +28,7 @@ import json
 import re
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from ._common import CorpusFormatError
 
@@ -174,8 +174,3 @@ def count(inventory: Inventory) -> Dict[str, int]:
         "phrasal_lemmas": sum(1 for lemma in inventory if "_" in lemma),
     }
 
-
-def iter_rolesets(inventory: Inventory) -> Iterable[str]:
-    """Every roleset id of ``inventory``."""
-    for rolesets in inventory.values():
-        yield from rolesets
