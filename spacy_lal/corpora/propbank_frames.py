@@ -173,4 +173,3 @@ def count(inventory: Inventory) -> Dict[str, int]:
         "rolesets": sum(len(r) for r in inventory.values()),
         "phrasal_lemmas": sum(1 for lemma in inventory if "_" in lemma),
     }
-
