@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from spacy.tokens import Doc
 
 import spacy_lal
-from spacy_lal.pipeline.clear import _is_tree, check_scheme, set_clear_dependencies, ud_to_clear, use_english_noun_chunks
+from spacy_lal.pipeline.clear import check_scheme, set_clear_dependencies, ud_to_clear, use_english_noun_chunks
+from spacy_lal.pipeline.clear_rules import _is_tree
 from spacy_lal.pipeline.dependencies import ud_noun_chunks
 
 
