@@ -2,8 +2,6 @@
 conversion on hand-built UD trees (each expected result checked against spaCy's English scheme,
 as ``en_core_web_sm`` writes it), its output always a tree, and ``lal_parser``'s
 ``dependency_scheme`` setting on the shipped pipeline."""
-import random
-
 import pytest
 import spacy
 from hypothesis import given, settings
