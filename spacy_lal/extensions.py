@@ -245,8 +245,13 @@ def _get_labels(span: Span) -> Tuple[str, ...]:
 
 def leaf_tag(token: Token) -> str:
     """The POS tag of ``token``'s leaf: ``_SP`` for whitespace tokens, else ``token.tag_`` (or
-    :data:`~spacy_lal.tree.UNTAGGED`)."""
-    return WHITESPACE_TAG if token.is_space else token.tag_ or UNTAGGED
+    :data:`~spacy_lal.tree.UNTAGGED`). A word a tagger tagged ``_SP`` (it happens on scripts it
+    never saw) is a word: its leaf is UNTAGGED, as ``_SP`` leaves are spacing, left out of
+    written trees."""
+    if token.is_space:
+        return WHITESPACE_TAG
+    tag = token.tag_
+    return tag if tag and tag != WHITESPACE_TAG else UNTAGGED
 
 
 def _get_parse_string(span: Span) -> str:

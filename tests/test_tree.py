@@ -302,3 +302,18 @@ def test_without_whitespace_drops_sp_leaves_and_emptied_constituents():
     only = Tree.from_string("(_SP _)")
     assert only.without_whitespace() is only  # nothing but whitespace: kept as it is
     assert tree.without_whitespace().without_whitespace().to_string() == "(S (NP (NN Hello)) (NP (NN World)) (. .))"
+
+
+def test_a_word_tagged_as_spacing_keeps_its_leaf():
+    """A tagger's ``_SP`` on a word (seen on unfamiliar scripts) does not make it spacing: its
+    leaf is UNTAGGED, and a written tree keeps the word."""
+    import spacy
+
+    from spacy_lal.extensions import leaf_tag
+    from spacy_lal.tree import UNTAGGED
+
+    doc = spacy.blank("en")("नमस्ते दुनिया ")
+    doc[0].tag_, doc[1].tag_ = "NN", "_SP"
+    assert [leaf_tag(t) for t in doc] == ["NN", UNTAGGED] and doc[1].is_space is False
+    tree = Tree("NP", [Tree(leaf_tag(t), word=t.text) for t in doc])
+    assert tree.without_whitespace().words() == ["नमस्ते", "दुनिया"]
