@@ -348,8 +348,13 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
                 unknown += n_unknown
         if self.cfg["dependencies"]:
             dep_ids = {label: i for i, label in enumerate(self.dep_labels)}
-            aligned = [eg.get_aligned_parse(projectivize=False) for eg in examples]
+            # spaCy aligns a Doc without dependencies as every word its own head (a root): such a
+            # Doc (PropBank's frame examples, annotated for one frame) gives no arc targets.
+            aligned = [eg.get_aligned_parse(projectivize=False) if eg.reference.has_annotation("DEP") else None
+                       for eg in examples]
             for b, unit in enumerate(units):
+                if aligned[unit.doc_index] is None:
+                    continue
                 unit_heads, unit_labels = dependency_target(unit, *aligned[unit.doc_index], dep_ids)
                 heads[b, 1 : len(unit) + 1] = unit_heads
                 labels[b, 1 : len(unit) + 1] = unit_labels

@@ -8,6 +8,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal.pipeline.gold import training_sentences
 from spacy_lal.tree import Tree
 
 
@@ -285,3 +286,17 @@ def test_parser_and_tagger_share_a_tok2vec_at_the_same_scale(
     # a batch of 30 sentences, as in training
     squared_norms = gradients_to_a_shared_tok2vec("lal_parser", tiny_parser, lambda nlp: parser_examples(nlp) * 6)
     assert squared_norms["lal_parser"] > 0.2 * squared_norms["tagger"]
+
+
+def test_a_doc_without_dependencies_gives_no_arc_targets(trained):
+    """spaCy aligns a reference Doc without dependencies (PropBank's frame examples) as every
+    word its own head: such a Doc must leave the arc loss alone, not teach it that every word is
+    a root."""
+    nlp, examples = trained
+    parser = nlp.get_pipe("lal_parser")
+    words = [t.text for t in examples[0].reference]
+    bare = Example(Doc(nlp.vocab, words=words), Doc(nlp.vocab, words=words))
+    units = parser._units([bare.x, examples[0].x], [training_sentences(bare), training_sentences(examples[0])])
+    targets = parser._training_batch([bare, examples[0]], units).targets
+    assert (targets.heads[0] == -1).all() and (targets.labels[0] == -1).all()
+    assert (targets.heads[1, 1 : len(words) + 1] >= 0).all()  # the annotated Doc keeps its targets
