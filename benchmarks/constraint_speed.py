@@ -32,7 +32,7 @@ def main(argv=None) -> int:
 
     nlp = spacy.load(args.pipeline)
     lal_parser, srl = nlp.get_pipe("lal_parser"), nlp.get_pipe("lal_srl")
-    srl.cfg["predicates"] = "gold"
+    srl.configure(predicates="gold")
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     n_words = sum(len(d) for d in gold)
     parse_pipes = [name for name in nlp.pipe_names if name not in ("lal_srl", "trainable_lemmatizer")]

@@ -80,7 +80,7 @@ def main(argv=None) -> int:
         for int8 in [] if args.no_srl else [False, True] if args.quantize else [False]:
             whole = pipelines[f"lal all{' int8' if int8 else ''}{suffix}"] = spacy_lal.quantize(spacy.load(ours), int8)
             if "lal_srl" in whole.pipe_names:
-                whole.get_pipe("lal_srl").cfg["predicates"] = "predicted"
+                whole.get_pipe("lal_srl").configure(predicates="predicted")
     first = next(iter(pipelines))
     baseline = spacy.load(args.baseline)
     pipelines["spaCy parser"] = spacy.load(

@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     if args.float:
         spacy_lal.quantize(nlp, False)
     if "lal_srl" in nlp.pipe_names:
-        nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"
+        nlp.get_pipe("lal_srl").configure(predicates="predicted")
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     words = [[t.text for t in d] for d in gold]
     n_words = sum(map(len, words))

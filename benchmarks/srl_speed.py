@@ -46,7 +46,7 @@ def main(argv=None) -> int:
         nlp = spacy.load(path)
         nlp.select_pipes(enable=["lal_srl", *upstream(nlp)])
         srl = nlp.get_pipe("lal_srl")
-        srl.cfg["predicates"] = "gold"
+        srl.configure(predicates="gold")
         if one_pass:
             srl.model.attrs["max_chart_cells"] = 0
             srl.BUCKET_BATCHES = 1
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
     def run(name: str) -> float:
         pipeline, decoder = runs[name]
         srl = pipeline.get_pipe("lal_srl")
-        srl.cfg["decoder"] = decoder
+        srl.configure(decoder=decoder)
         docs = [Doc(pipeline.vocab, words=[t.text for t in d]) for d in gold]
         for doc, ref in zip(docs, gold):
             mark_predicates(doc, [frame.predicate.i for frame in ref._.srl])

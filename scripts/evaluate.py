@@ -91,17 +91,15 @@ def main(argv=None) -> int:
         if args.quantize or args.float:
             spacy_lal.quantize(member, args.quantize)
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
-        nlp.get_pipe("lal_srl").cfg["decoder"] = args.srl_decoder
+        nlp.get_pipe("lal_srl").configure(decoder=args.srl_decoder)
     if args.sense_prior is not None and "lal_srl" in nlp.pipe_names:
-        from spacy_lal.pipeline.srl.component import check_sense_prior
-
         try:
-            nlp.get_pipe("lal_srl").cfg["sense_prior"] = check_sense_prior("--sense-prior", args.sense_prior)
+            nlp.get_pipe("lal_srl").configure(sense_prior=args.sense_prior)
         except ValueError as error:
             parser.error(str(error))
     if args.raw:
         if "lal_srl" in nlp.pipe_names:
-            nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"
+            nlp.get_pipe("lal_srl").configure(predicates="predicted")
         result = evaluate_raw_text(nlp, args.raw, gold_corpus=args.corpus, system_conllu=args.system_conllu,
                                    layout=args.raw_layout)
         return _report(result, args.output)

@@ -21,11 +21,11 @@ t = time.time()
 with nlp.select_pipes(disable=["lal_srl"]):
     before = list(nlp.pipe(inputs, batch_size=64))
 print("pipeline up to lal_srl:", round(time.time() - t, 1), "s", flush=True)
-srl.cfg["predicates"] = "gold"
+srl.configure(predicates="gold")
 score = make_srl_full_scorer()
 out = {}
 for setting in ("propbank", None):
-    srl.cfg["frames"] = setting
+    srl.configure(frames=setting)
     docs = [d.copy() for d in before]
     for d, b in zip(docs, before):
         d.user_data = dict(b.user_data)

@@ -25,20 +25,23 @@ def main(argv=None) -> int:
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--compare", type=Path, help="an earlier snapshot that must be identical")
     parser.add_argument("--limit", type=int, default=0, help="only the first N Docs (0 = all)")
+    parser.add_argument("--float", action="store_true", help="predict in float32 (the shipped pipelines: int8)")
     args = parser.parse_args(argv)
 
     import spacy
     from spacy.tokens import DocBin
 
-    import spacy_lal  # noqa: F401
+    import spacy_lal
 
     nlp = spacy.load(args.pipeline)
+    if args.float:
+        spacy_lal.quantize(nlp, False)
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))
     if args.limit:
         gold = gold[: args.limit]
     inputs = gold_inputs(nlp.vocab, gold)
     if "lal_srl" in nlp.pipe_names:
-        nlp.get_pipe("lal_srl").cfg["predicates"] = "predicted"
+        nlp.get_pipe("lal_srl").configure(predicates="predicted")
     lines = []
     for doc in nlp.pipe(inputs, batch_size=64):
         record = {

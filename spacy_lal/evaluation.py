@@ -95,7 +95,7 @@ def evaluate_pipeline(
         disable.append("lal_parser")
     if "lal_srl" in nlp.pipe_names:
         keep_auxiliary_frames(nlp)
-        nlp.get_pipe("lal_srl").cfg["predicates"] = srl_predicates
+        nlp.get_pipe("lal_srl").configure(predicates=srl_predicates)
         if srl_predicates == "gold":
             for doc, ref in zip(inputs, gold):
                 mark_predicates(doc, [frame.predicate.i for frame in ref._.srl])
@@ -129,7 +129,7 @@ def keep_auxiliary_frames(nlp: Language) -> None:
     the labellers keep those frames while scored (``auxiliary_frames``), though not by default."""
     for name in nlp.pipe_names:
         if nlp.get_pipe_meta(name).factory == "lal_srl":
-            nlp.get_pipe(name).cfg["auxiliary_frames"] = True
+            nlp.get_pipe(name).configure(auxiliary_frames=True)
 
 
 def evaluate_raw_text(

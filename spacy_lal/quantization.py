@@ -1,9 +1,10 @@
 """int8 prediction on CPU for a whole pipeline: ``spacy_lal.quantize(nlp)``.
 
-Two switches, one call: every tok2vec on ``pipeline/layers/gemm.py:TorchGemmOps`` (the shipped ones, and
-the private copies that pretrained ``lal_parser``/``lal_srl`` components carry) multiplies its
-prediction products with int8 weights, and ``lal_parser``/``lal_dependency_parser`` decode with an
-int8 copy of their wider Linear layers (their ``quantize`` setting); both quantize each input row
+One call, each component answering for itself (``UnitPipe.set_int8``): every tok2vec on
+``pipeline/layers/gemm.py:TorchGemmOps`` (the shipped ones, and the private copies that
+pretrained ``lal_parser``/``lal_srl`` components carry) multiplies its prediction products with
+int8 weights, and ``lal_parser``/``lal_dependency_parser`` also decode with an int8 copy of their
+wider Linear layers (their ``quantize`` setting); both quantize each input row
 with its own scale (``nn/int8.py``), so a sentence's parse does not depend on its batch. Training
 is never quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 prediction".
 
@@ -35,12 +36,12 @@ def quantize(nlp: Language, enabled: bool = True) -> Language:
         )
         return nlp
     for _, component in nlp.components:
+        if hasattr(component, "set_int8"):  # lal_parser, lal_srl, ...: each answers for itself
+            component.set_int8(enabled)
+            continue
         model = getattr(component, "model", None)
-        if hasattr(model, "walk"):
+        if hasattr(model, "walk"):  # spaCy's tok2vec, tagger, ...: their layers' products
             set_int8(model, enabled)
-        cfg = getattr(component, "cfg", None)
-        if isinstance(cfg, dict) and "quantize" in cfg:
-            cfg["quantize"] = enabled
     return nlp
 
 

@@ -89,9 +89,9 @@ def make_component_settings(settings: Dict[str, Dict[str, Any]]) -> Callable[[La
     """A ``before_init`` callback setting ``settings[component][key]`` in each component's ``cfg``
     (e.g. ``{"lal_srl": {"sense_loss": "lemma"}}`` for a fine-tuning run of a sourced labeller).
 
-    Only keys the component already has are set, each to a value of the same type, so a typo
-    fails here rather than being saved unused; the component checks the value where it reads it.
-    The new values are saved with the trained pipeline.
+    A spacy-lal component checks the values as its factory does (``configure``); for another
+    (spaCy's tagger) only keys it already has are set, each to a value of the same type. So a typo
+    fails here rather than being saved unused. The new values are saved with the trained pipeline.
     """
 
     def before_init(nlp: Language) -> Language:
@@ -99,7 +99,11 @@ def make_component_settings(settings: Dict[str, Dict[str, Any]]) -> Callable[[La
             # component_names: spaCy initializes with the sourced components disabled
             if name not in nlp.component_names:
                 raise ValueError(f"component_settings: no component {name!r} in the pipeline {nlp.component_names}")
-            cfg = getattr(nlp.get_pipe(name), "cfg", {})
+            component = nlp.get_pipe(name)
+            if hasattr(component, "configure"):
+                component.configure(**values)
+                continue
+            cfg = getattr(component, "cfg", {})
             for key, value in values.items():
                 if key not in cfg:
                     raise ValueError(f"component_settings: {name} has no setting {key!r} (it has {sorted(cfg)})")

@@ -9,7 +9,7 @@ own: reading and storing labels, building its torch layer, the batch it passes t
 """
 import copy
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 import srsly
 from spacy import util
@@ -23,16 +23,11 @@ from thinc.api import Config, Model, Optimizer, set_dropout_rate
 from ..logs import logger
 from ..pretrained import DEFAULT_PIPELINE, PRETRAINED_ATTR, adopt_pretrained
 from .gold import training_sentences
+from .layers.gemm import set_int8
+from .settings import Settings
 from .torch_bridge import torch_module
 from .units import Unit, make_units
 
-
-# The factories' default ``piece_length``: prediction reads a sentence longer than this many words
-# in pieces of at most this many, so that time grows linearly beyond it (CKY is O(n^3) and the
-# joint decoder O(n^4) in a sentence's length: one unpunctuated 1,000-word line took 40 s). No
-# EWT test sentence is longer (81 words at most), so the gold-word scores are those of whole
-# sentences.
-DEFAULT_PIECE_LENGTH = 100
 
 DEFAULT_TOK2VEC = """
 [tok2vec]
@@ -87,13 +82,8 @@ class UnitPipe(TrainablePipe):
     in ``initialize`` and, on loading, from the saved cfg before the weights are read.
     """
 
-    # cfg keys set by the factory from the pipeline config that only steer prediction (decoders,
-    # where predicates come from): on load the config's values win over the saved cfg's, so
-    # `spacy.load(path, config={"components": {name: {"decoder": ...}}})` is obeyed.
-    RUNTIME_SETTINGS: Tuple[str, ...] = ()
-    # Model attrs that only steer how the model runs (chunk sizes, a length limit with no learned
-    # table behind it): Thinc restores saved attrs on load, so the config's values are put back.
-    RUNTIME_ATTRS: Tuple[str, ...] = ()
+    # The component's settings (``settings.py``): one class per factory.
+    SETTINGS: Settings = Settings()
     # How many of nlp.pipe's batches ``pipe`` predicts at once. A model that runs its units in
     # length-sorted chunks (``max_chart_cells``) pads less the more units it sorts together.
     BUCKET_BATCHES = 1
@@ -107,24 +97,31 @@ class UnitPipe(TrainablePipe):
         vocab: Vocab,
         model: Model,
         name: str,
-        settings: Dict[str, Any],
+        settings: Mapping[str, Any],
         *,
-        piece_length: int,
         scorer: Optional[Callable] = None,
     ) -> None:
-        if not isinstance(piece_length, int) or isinstance(piece_length, bool) or piece_length < 1:
-            raise ValueError(f"{name}: piece_length must be a positive number of words, got {piece_length!r}")
         self.vocab = vocab
         self.model = model
         self.name = name
         self.scorer = scorer
-        self.cfg: Dict[str, Any] = {**settings, "piece_length": piece_length, "nI": None}
+        self.cfg: Dict[str, Any] = {"nI": None}
+        self.cfg.update(self.SETTINGS.check(name, settings))
         self._set_labels({})
 
     @property
     def runtime_settings(self) -> Tuple[str, ...]:
-        """The component's ``RUNTIME_SETTINGS`` and those every component has."""
-        return self.RUNTIME_SETTINGS + ("piece_length",)
+        """The settings whose config values win over the saved ones on load."""
+        return self.SETTINGS.runtime
+
+    def configure(self, **values: Any) -> None:
+        """Change settings of the component, each checked as its factory checks it:
+        ``nlp.get_pipe("lal_srl").configure(decoder="tree", sense_prior=0.25)``. A run-time
+        setting takes effect at the next call; one the model was trained with (such as
+        ``sense_loss``) at the next training step."""
+        current = {key: self.cfg[key] for key in self.SETTINGS.defaults()}
+        checked = self.SETTINGS.check(self.name, {**current, **values})
+        self.cfg.update({key: checked[key] for key in values})
 
     @property
     def label_data(self) -> Dict[str, Any]:
@@ -256,10 +253,15 @@ class UnitPipe(TrainablePipe):
         length = self.max_length if piece_length is None else min(self.max_length, piece_length)
         return make_units(docs, length, sentences, component=self.name, pieces=self.LONG_SENTENCES)
 
+    def set_int8(self, enabled: bool) -> None:
+        """Predict with int8 products on CPU (or float32): here the layers of the model's own
+        tok2vec copy, if it has one (``layers/gemm.py``); ``spacy_lal.quantize`` calls it."""
+        set_int8(self.model, enabled)
+
     # Pretrained weights -------------------------------------------------------------------------
 
     def adopt_pretrained(self, factory: str) -> bool:
-        """Take labels and shapes from a pretrained model, keeping the ``RUNTIME_SETTINGS`` the
+        """Take labels and shapes from a pretrained model, keeping the run-time settings the
         factory was given; returns whether the model is pretrained."""
         settings = {key: self.cfg[key] for key in self.runtime_settings}
         return adopt_pretrained(self.name, factory, self.model, self.cfg, settings, self.vocab)
@@ -283,10 +285,9 @@ class UnitPipe(TrainablePipe):
         self.cfg.update(settings)
 
     def _load_model(self, data: bytes) -> None:
+        # Attrs built as settings.ConfigSetting keep their config values as the weights load.
         self._build_torch_model()
-        configured = {key: self.model.attrs[key] for key in self.RUNTIME_ATTRS if key in self.model.attrs}
         self.model.from_bytes(data)
-        self.model.attrs.update(configured)
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = tuple()) -> "UnitPipe":
         deserialize = {

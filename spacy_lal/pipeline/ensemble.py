@@ -46,7 +46,6 @@ from .arcs import pick_labels
 from .base import Predictions
 from .parser.adapter import DecodedParses, ParserBatch, ParserScores, decode_scores
 from .srl.adapter import FrameScores, SrlBatch
-from .torch_bridge import torch_module
 from .units import Unit
 
 __all__ = ["ensemble_parse", "average_scores", "average_frame_scores", "align_labels"]
@@ -239,8 +238,7 @@ def label_frames(labellers: Sequence[Any], members: Sequence[List[Doc]]) -> None
     if not units:
         first.set_annotations(docs, Predictions(units, None))
         return
-    batch = first._prediction_batch(docs, units)
-    scores = [first.model.predict((docs, units, replace(batch, scores_only=True)))]
+    scores = [first.model.predict((docs, units, first._prediction_batch(docs, units)))]
     predicates: List[List[int]] = [[] for _ in units]
     for u, position in zip(scores[0].units, scores[0].positions):
         predicates[u].append(position)
@@ -250,15 +248,14 @@ def label_frames(labellers: Sequence[Any], members: Sequence[List[Doc]]) -> None
         if _unit_key(member_units) != _unit_key(units):
             raise ValueError("ensemble: the members' labellers cut the Docs into different sentences or pieces "
                              "(give them the same piece_length)")
-        found = labeller.model.predict((member_docs, member_units, SrlBatch(predicates, scores_only=True)))
+        found = labeller.model.predict((member_docs, member_units, SrlBatch(predicates)))
         if (found.units, found.positions) != (scores[0].units, scores[0].positions):
             raise ValueError("ensemble: a member labelled other predicates than the ones it was given")
         scores.append(found)
         role_orders.append(align_labels(labeller.labels, first.labels, "role labels"))
         sense_orders.append(align_labels(labeller.senses, first.senses, "sense classes"))
     averaged = average_frame_scores(scores, role_orders, sense_orders)
-    decoded = torch_module(first.model).decode_rows(averaged, batch.decoder, batch.spans, batch.frame_rules)
-    first.set_annotations(docs, Predictions(units, decoded))
+    first.set_annotations(docs, Predictions(units, first.decode(docs, units, averaged)))
 
 
 def average_frame_scores(

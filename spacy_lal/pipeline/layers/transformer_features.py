@@ -28,17 +28,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
-import srsly
 from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.util import registry
 from thinc.api import Model, Ops
-from thinc.model import deserialize_attr, serialize_attr
 from thinc.types import Floats2d
 
 from ...nn.host import to_host
 from .embeddings import sentence_bounds
 from .transformer import resolve_model_name
+from ..settings import ConfigSetting
 
 if TYPE_CHECKING:
     import torch
@@ -221,22 +220,6 @@ def _frozen_encoder(name: str, layers: Optional[Tuple[int, ...]], cache_words: i
 
         layers = tuple(range(AutoConfig.from_pretrained(path, local_files_only=True).num_hidden_layers + 1))
     return FrozenEncoder(path, layers, cache_words)
-
-
-class ConfigSetting(int):
-    """A model attribute that only the config sets: it is saved with the model, but a loaded
-    model keeps the value its config gave (a cache size chosen for parsing must not be undone by
-    the one the model was trained with)."""
-
-
-@serialize_attr.register(ConfigSetting)
-def _serialize_config_setting(_: ConfigSetting, value: ConfigSetting, name: str, model: Model) -> bytes:
-    return srsly.msgpack_dumps(int(value))
-
-
-@deserialize_attr.register(ConfigSetting)
-def _deserialize_config_setting(current: ConfigSetting, value: bytes, name: str, model: Model) -> ConfigSetting:
-    return current
 
 
 @registry.architectures("spacy-lal.TransformerFeatures.v1")

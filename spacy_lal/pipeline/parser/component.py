@@ -1,9 +1,10 @@
 """``lal_parser`` and ``lal_dependency_parser``: the trainable label-attention parsers.
 
-One component class serves both factories: ``lal_parser`` predicts constituency trees (CKY over
-span scores, hinge loss; Mrini et al. eq. 5-9) and, by default, dependencies (biaffine arcs with
-Eisner or Chu-Liu-Edmonds; eq. 10-11), trained jointly (eq. 12); ``lal_dependency_parser``
-predicts dependencies only.
+``lal_parser`` (``LabelAttentionParser``) predicts constituency trees (CKY over span scores, hinge
+loss; Mrini et al. eq. 5-9) and, by default, dependencies (biaffine arcs with Eisner or
+Chu-Liu-Edmonds; eq. 10-11), trained jointly (eq. 12); ``lal_dependency_parser``
+(``LabelAttentionDependencyParser``, the same component with other settings) predicts
+dependencies only. The settings of both: ``settings.py``.
 
 What the component does with awkward input (see also ``units.py``):
 - It parses ``doc.sents`` where sentence boundaries are set, else the whole Doc as one sentence.
@@ -27,7 +28,7 @@ Constraints (``constraints`` setting, ``set_constraints``, ``constrained``,
 """
 import re
 from collections import Counter
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.attrs import IS_SPACE
@@ -41,15 +42,15 @@ from ...logs import logger
 from ...extensions import set_trees, stored_trees
 from ...tokenizer import EMOJI
 from ...tree import WHITESPACE_TAG, LabelledSpan
-from ..clear import check_scheme, clear_ud, set_clear_dependencies, use_english_noun_chunks
-from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model, untrained_model
-from ..constraints import check_constraints
+from ..clear import clear_ud, set_clear_dependencies, use_english_noun_chunks
+from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..gold import dependency_target, gold_trees_by_start, tree_target
 from ..labels import ROOT_ONLY, chain_to_label, label_chains
 from ..units import Unit
-from .adapter import DEPENDENCY_DECODERS, ParserBatch, ParserTargets
+from .adapter import ParserBatch, ParserTargets
 from .constrained import ConstrainedParsing, parse_with_constraints
+from .settings import LAL_DEPENDENCY_PARSER, LAL_PARSER
 
 
 JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
@@ -58,17 +59,9 @@ JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (
 @Language.factory(
     "lal_parser",
     assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents", "token._.lal_tree"],
-    default_config={
-        "model": pretrained_model("lal_parser"),
-        "dependencies": True,
-        "dependency_decoder": "eisner",
-        "joint_weight": 1.0,
-        "quantize": False,
-        "constraints": {"require": [], "no_cross": []},
-        "dependency_scheme": "ud",
-        "piece_length": DEFAULT_PIECE_LENGTH,
-        "scorer": {"@scorers": "spacy-lal.parser_scorer.v1"},
-    },
+    default_config=LAL_PARSER.default_config(
+        model=pretrained_model("lal_parser"), scorer={"@scorers": "spacy-lal.parser_scorer.v1"}
+    ),
     default_score_weights={
         "tree_f": 0.5,
         "dep_las": 0.5,
@@ -81,6 +74,7 @@ def make_lal_parser(
     nlp: Language,
     name: str,
     model: Model,
+    scorer: Optional[Callable],
     dependencies: bool,
     dependency_decoder: str,
     joint_weight: float,
@@ -88,33 +82,9 @@ def make_lal_parser(
     constraints: Dict[str, List[str]],
     dependency_scheme: str,
     piece_length: int,
-    scorer: Optional[Callable],
 ) -> "LabelAttentionParser":
-    """Constituency parser with (by default) a jointly trained dependency head.
-
-    ``dependency_decoder``: "eisner" (projective) or "mst" (non-projective) dependencies decoded
-    next to the CKY tree, or "joint": tree and dependencies decoded together as Zhou & Zhao
-    (2019) and Mrini et al. do, maximising span scores + ``joint_weight`` x arc scores, so the
-    dependencies are the tree's lexical heads (projective).
-
-    ``quantize``: decode with int8 weights in the Linear layers at least 256 wide (CPU; each input
-    row quantized on its own, ``nn/int8.py``), at a small accuracy cost (docs/speed.md, "int8
-    prediction"); training is unaffected.
-
-    ``constraints``: ``{"require": [sources], "no_cross": [sources]}``, sources "ents",
-    "noun_chunks" or "spans:KEY" (``doc.spans[KEY]``): their spans come out as labelled
-    constituents (require) or are crossed by none (no_cross); see ``constraints.py``.
-
-    ``piece_length``: sentences longer than this many words are parsed in pieces of at most this
-    many (one warning per call), in time that grows linearly beyond it; each sentence still gets
-    one tree (the pieces' trees under one root) and one dependency tree.
-
-    ``dependency_scheme``: "ud" (Universal Dependencies, as the parser is trained) or "clear":
-    ``token.dep_`` / ``token.head`` in spaCy's English (ClearNLP) scheme, converted from the UD
-    tree (``pipeline/clear.py``, docs/clear-scheme.md), for code written for ``en_core_web_sm``
-    (textacy, spaCy's English ``noun_chunks``, DependencyMatcher patterns); the UD tree stays
-    readable as ``token._.ud_dep`` / ``token._.ud_head``. Can be set at load:
-    ``spacy.load(path, config={"components": {"lal_parser": {"dependency_scheme": "clear"}}})``.
+    """Constituency parser with (by default) a jointly trained dependency head; the settings,
+    their defaults and checks: ``settings.py``.
 
     The default ``model`` is the shipped English parser (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.LabelAttentionParser.v1`` model config to train one from scratch.
@@ -123,7 +93,7 @@ def make_lal_parser(
         nlp.vocab,
         model,
         name,
-        constituency=True,
+        scorer=scorer,
         dependencies=dependencies,
         dependency_decoder=dependency_decoder,
         joint_weight=joint_weight,
@@ -131,7 +101,6 @@ def make_lal_parser(
         constraints=constraints,
         dependency_scheme=dependency_scheme,
         piece_length=piece_length,
-        scorer=scorer,
     )
     if parser.adopt_pretrained("lal_parser"):
         if parser.cfg["dependencies"] != dependencies:
@@ -146,39 +115,32 @@ def make_lal_parser(
 @Language.factory(
     "lal_dependency_parser",
     assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents"],
-    default_config={
-        "model": untrained_model("spacy-lal.LabelAttentionParser.v1"),
-        "dependency_decoder": "mst",
-        "quantize": False,
-        "dependency_scheme": "ud",
-        "piece_length": DEFAULT_PIECE_LENGTH,
-        "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
-    },
+    default_config=LAL_DEPENDENCY_PARSER.default_config(
+        model=untrained_model("spacy-lal.LabelAttentionParser.v1"), scorer={"@scorers": "spacy-lal.dependency_scorer.v1"}
+    ),
     default_score_weights={"dep_las": 1.0, "dep_uas": 0.0},
 )
 def make_lal_dependency_parser(
     nlp: Language,
     name: str,
     model: Model,
+    scorer: Optional[Callable],
     dependency_decoder: str,
     quantize: bool,
     dependency_scheme: str,
     piece_length: int,
-    scorer: Optional[Callable],
-) -> "LabelAttentionParser":
-    """Dependency parser on the label-attention encoder (no constituency head); ``quantize``,
-    ``dependency_scheme`` and ``piece_length`` as for ``lal_parser``."""
-    return LabelAttentionParser(
+) -> "LabelAttentionDependencyParser":
+    """Dependency parser on the label-attention encoder (no constituency head); the settings as
+    ``lal_parser``'s (``settings.py``)."""
+    return LabelAttentionDependencyParser(
         nlp.vocab,
         model,
         name,
-        constituency=False,
-        dependencies=True,
+        scorer=scorer,
         dependency_decoder=dependency_decoder,
         quantize=quantize,
         dependency_scheme=dependency_scheme,
         piece_length=piece_length,
-        scorer=scorer,
     )
 
 
@@ -217,8 +179,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
     Its torch layer (``parser_adapter.ParserAdapter``) is built once the labels are known
     (``initialize``, or the saved cfg when loading: see ``base.UnitPipe``)."""
 
-    RUNTIME_ATTRS = ("max_chart_cells",)
-    RUNTIME_SETTINGS = ("dependency_decoder", "joint_weight", "quantize", "constraints", "dependency_scheme")
+    SETTINGS = LAL_PARSER
     # Units of 8 batches are length-sorted together: fed sorted sentences, the parser runs 2-3
     # times faster than on batches sorted alone (padding), with max_chart_cells bounding memory.
     BUCKET_BATCHES = 8
@@ -230,35 +191,10 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
     LABEL_DATA = {"span_labels": [], "dep_labels": [], "root_label": None}
 
     def __init__(
-        self,
-        vocab: Vocab,
-        model: Model,
-        name: str = "lal_parser",
-        *,
-        constituency: bool,
-        dependencies: bool,
-        dependency_decoder: str,
-        joint_weight: float = 1.0,
-        quantize: bool,
-        constraints: Optional[Dict[str, List[str]]] = None,
-        dependency_scheme: str,
-        piece_length: int,
-        scorer: Optional[Callable] = None,
+        self, vocab: Vocab, model: Model, name: str = "lal_parser", *, scorer: Optional[Callable] = None, **settings: Any
     ) -> None:
-        # The settings' defaults are the factories' (``default_config``), written nowhere else.
-        if not (constituency or dependencies):
-            raise ValueError(f"{name}: at least one of constituency and dependencies must be on")
-        _check_decoder(name, dependency_decoder, constituency)
-        settings = {
-            "constituency": constituency,
-            "dependencies": dependencies,
-            "dependency_decoder": dependency_decoder,
-            "joint_weight": joint_weight,
-            "quantize": quantize,
-            "constraints": check_constraints(name, constraints),
-            "dependency_scheme": check_scheme(name, dependency_scheme),
-        }
-        UnitPipe.__init__(self, vocab, model, name, settings, piece_length=piece_length, scorer=scorer)
+        """``settings``: as the factory's (``settings.py``), their defaults where not given."""
+        UnitPipe.__init__(self, vocab, model, name, settings, scorer=scorer)
         ConstrainedParsing.__init__(self)
 
     # Labels ---------------------------------------------------------------------------------
@@ -325,11 +261,14 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         configure_parser_model(self.model, n_span, n_dep, self.cfg["nI"])
 
     def set_decoder(self, dependency_decoder: str, joint_weight: Optional[float] = None) -> None:
-        """Switch decoding on a trained parser: "eisner", "mst" or "joint" (see the factory)."""
-        _check_decoder(self.name, dependency_decoder, self.cfg["constituency"])
-        self.cfg["dependency_decoder"] = dependency_decoder
-        if joint_weight is not None:
-            self.cfg["joint_weight"] = joint_weight
+        """Switch decoding on a trained parser: "eisner", "mst" or "joint" (``settings.py``)."""
+        self.configure(dependency_decoder=dependency_decoder,
+                       **({} if joint_weight is None else {"joint_weight": joint_weight}))
+
+    def set_int8(self, enabled: bool) -> None:
+        """int8 products in the tok2vec copy and int8 decoding (the ``quantize`` setting)."""
+        super().set_int8(enabled)
+        self.configure(quantize=enabled)
 
     # Training -------------------------------------------------------------------------------
 
@@ -434,14 +373,16 @@ def _tree(
     return doc[start : pieces[-1][0].end], tree
 
 
-def _check_decoder(name: str, dependency_decoder: str, constituency: bool) -> None:
-    if dependency_decoder not in DEPENDENCY_DECODERS:
-        raise ValueError(
-            f"{name}: dependency_decoder must be 'eisner' (projective), 'mst' (non-projective) "
-            f"or 'joint' (with the tree), got {dependency_decoder!r}"
-        )
-    if dependency_decoder == "joint" and not constituency:
-        raise ValueError(f"{name}: dependency_decoder 'joint' needs the constituency head")
+class LabelAttentionDependencyParser(LabelAttentionParser):
+    """``lal_dependency_parser``: the same component with dependencies only."""
+
+    SETTINGS = LAL_DEPENDENCY_PARSER
+
+    def __init__(
+        self, vocab: Vocab, model: Model, name: str = "lal_dependency_parser", *, scorer: Optional[Callable] = None,
+        **settings: Any,
+    ) -> None:
+        super().__init__(vocab, model, name, scorer=scorer, **settings)
 
 
-__all__ = ["LabelAttentionParser", "make_lal_parser", "make_lal_dependency_parser", "parse_with_constraints"]
+__all__ = ["LabelAttentionParser", "LabelAttentionDependencyParser", "make_lal_parser", "make_lal_dependency_parser", "parse_with_constraints"]

@@ -8,13 +8,13 @@ Constraints that cannot hold are dropped with a warning naming them.
 """
 import threading
 from contextlib import contextmanager
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from spacy.language import Language
 from spacy.tokens import Doc
 
 from ...logs import logger
-from ..constraints import KINDS, as_pairs, check_constraints, constrain_units, source_spans
+from ..constraints import KINDS, as_pairs, constrain_units, source_spans
 from ..units import Unit
 
 
@@ -39,6 +39,7 @@ class ConstrainedParsing:
 
     name: str
     cfg: Dict[str, Any]
+    configure: Callable[..., None]  # UnitPipe.configure
 
     def __init__(self) -> None:
         pass  # the per-call constraints are per thread (``_CALLS``), not the component's
@@ -56,13 +57,10 @@ class ConstrainedParsing:
         sources). Like ``set_decoder`` this changes the component, not ``nlp.config``: to keep it
         in a saved pipeline, give it in the config (``spacy.load(path, config=...)``)."""
         current = self.cfg["constraints"]
-        self.cfg["constraints"] = check_constraints(
-            self.name,
-            {
-                "require": current["require"] if require is None else require,
-                "no_cross": current["no_cross"] if no_cross is None else no_cross,
-            },
-        )
+        self.configure(constraints={
+            "require": current["require"] if require is None else require,
+            "no_cross": current["no_cross"] if no_cross is None else no_cross,
+        })
 
     @contextmanager
     def constrained(self, require: Iterable[Any] = (), no_cross: Iterable[Any] = ()) -> Iterator[None]:
@@ -86,7 +84,7 @@ class ConstrainedParsing:
 
     def _unit_constraints(self, docs: List[Doc], units: List[Unit]) -> Tuple[Optional[list], Optional[list]]:
         """Per unit, the constraint spans in word positions (None, None without any)."""
-        sources = self.cfg.get("constraints") or {}
+        sources = self.cfg["constraints"]
         if not self.cfg["constituency"] or not (self._call_constraints or any(sources.values())):
             return None, None
         notes: List[str] = []

@@ -18,6 +18,7 @@ from ...nn.parser import LabelAttentionParserModel, ParserConfig
 from ..layers.embeddings import concatenate_token_vectors
 from .adapter import ParserAdapter
 from ..torch_bridge import TORCH_LAYER, forward_units, init_tok2vec, set_torch_layer
+from ..settings import ConfigSetting
 
 __all__ = ["build_label_attention_parser", "configure_parser_model"]
 
@@ -101,7 +102,7 @@ def build_label_attention_parser(
         attrs={
             "parser_config": config.to_dict(),
             "max_length": config.max_length,
-            "max_chart_cells": max_chart_cells,
+            "max_chart_cells": ConfigSetting(max_chart_cells),  # the config wins on load
         },
     )
 

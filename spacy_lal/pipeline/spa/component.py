@@ -30,37 +30,30 @@ from thinc.api import Model
 
 from ...decode import ArcStandard, arc_standard_oracle_batch, is_projective
 from ...logs import logger
-from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, untrained_model
+from ..base import Predictions, UnitPipe, label_set, untrained_model
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..gold import dependency_target
-from ..arcs import GRAPH_DECODERS
-from .adapter import TRANSITION_DECODERS, SpaBatch, SpaTargets, UnitOracle
+from .adapter import SpaBatch, SpaTargets, UnitOracle
+from .settings import LAL_SPA_PARSER, model_decoder
 from ..units import Unit
-
-
-NON_PROJECTIVE_POLICIES = ("projectivize", "skip")
 
 
 @Language.factory(
     "lal_spa_parser",
     assigns=["token.head", "token.dep", "token.is_sent_start", "doc.sents"],
-    default_config={
-        "model": untrained_model("spacy-lal.SpaDependencyParser.v1"),
-        "decoder": None,
-        "non_projective": "projectivize",
-        "piece_length": DEFAULT_PIECE_LENGTH,
-        "scorer": {"@scorers": "spacy-lal.dependency_scorer.v1"},
-    },
+    default_config=LAL_SPA_PARSER.default_config(
+        model=untrained_model("spacy-lal.SpaDependencyParser.v1"), scorer={"@scorers": "spacy-lal.dependency_scorer.v1"}
+    ),
     default_score_weights={"dep_las": 1.0, "dep_uas": 0.0},
 )
 def make_lal_spa_parser(
     nlp: Language,
     name: str,
     model: Model,
+    scorer: Optional[Callable],
     decoder: Optional[str],
     non_projective: str,
     piece_length: int,
-    scorer: Optional[Callable],
 ) -> "SpaDependencyParser":
     """The SPA dependency parser (Zhou et al. 2018), graph- or transition-based as the model's
     ``parsing`` setting says.
@@ -70,14 +63,10 @@ def make_lal_spa_parser(
     parser has no arc decoder to choose and a non-projectivity policy instead), so one factory
     would accept settings that mean nothing for half its models.
 
-    decoder: graph-based, "mst" (Chu-Liu-Edmonds, non-projective; the default) or "eisner"
-        (projective); transition-based, "greedy" (the only one, the default).
-    non_projective: transition-based training on non-projective gold trees, "projectivize" (the
-        default) or "skip"; counted in a logged warning (see the module docstring).
-    piece_length: sentences longer than this many words are parsed in pieces of at most this many.
+    The settings, their defaults and checks: ``settings.py``.
     """
     return SpaDependencyParser(
-        nlp.vocab, model, name, decoder=decoder, non_projective=non_projective, piece_length=piece_length, scorer=scorer
+        nlp.vocab, model, name, scorer=scorer, decoder=decoder, non_projective=non_projective, piece_length=piece_length
     )
 
 
@@ -85,8 +74,7 @@ class SpaDependencyParser(UnitPipe):
     """A spaCy component around ``SpaGraphParser`` / ``SpaTransitionParser`` (``spacy_lal.nn.spa_parsers``)
     run by ``spa_adapter.SpaAdapter``, built once the labels are known (``base.UnitPipe``)."""
 
-    RUNTIME_ATTRS = ("max_chart_cells",)
-    RUNTIME_SETTINGS = ("decoder", "non_projective")
+    SETTINGS = LAL_SPA_PARSER
     # Units run in length-sorted chunks (max_chart_cells): sorting 8 batches together pads less.
     BUCKET_BATCHES = 8
     LONG_SENTENCES = (
@@ -96,29 +84,19 @@ class SpaDependencyParser(UnitPipe):
     LABEL_DATA = {"dep_labels": [], "root_label": None}
 
     def __init__(
-        self,
-        vocab: Vocab,
-        model: Model,
-        name: str = "lal_spa_parser",
-        *,
-        decoder: Optional[str],
-        non_projective: str,
-        piece_length: int,
-        scorer: Optional[Callable] = None,
+        self, vocab: Vocab, model: Model, name: str = "lal_spa_parser", *, scorer: Optional[Callable] = None,
+        **settings: Any,
     ) -> None:
-        # The settings' defaults are the factory's (``default_config``), written nowhere else.
+        """``settings``: as the factory's (``settings.py``), their defaults where not given."""
         parsing = model.attrs.get("spa_config", {}).get("parsing")
         if parsing is None:
             raise ValueError(f"{name}: the model must be a spacy-lal.SpaDependencyParser.v1 architecture")
-        allowed = GRAPH_DECODERS if parsing == "graph" else TRANSITION_DECODERS
-        if decoder is None:  # Chu-Liu-Edmonds: UD trees may be non-projective
-            decoder = "mst" if parsing == "graph" else "greedy"
-        if decoder not in allowed:
-            raise ValueError(f"{name}: a {parsing}-based SPA parser's decoder must be one of {allowed}, got {decoder!r}")
-        if non_projective not in NON_PROJECTIVE_POLICIES:
-            raise ValueError(f"{name}: non_projective must be one of {NON_PROJECTIVE_POLICIES}, got {non_projective!r}")
-        settings = {"decoder": decoder, "non_projective": non_projective}
-        super().__init__(vocab, model, name, settings, piece_length=piece_length, scorer=scorer)
+        super().__init__(vocab, model, name, settings, scorer=scorer)
+        self.cfg["decoder"] = model_decoder(name, parsing, self.cfg["decoder"])
+
+    def configure(self, **values: Any) -> None:
+        super().configure(**values)
+        self.cfg["decoder"] = model_decoder(self.name, self.model.attrs["spa_config"]["parsing"], self.cfg["decoder"])
 
     @property
     def transition_based(self) -> bool:

@@ -17,6 +17,7 @@ from thinc.types import Floats2d
 
 from ..layers.embeddings import concatenate_token_vectors
 from ..torch_bridge import TORCH_LAYER, forward_units, init_tok2vec, set_torch_layer
+from ..settings import ConfigSetting
 
 __all__ = ["PAPER_SIZES", "build_spa_parser", "configure_spa_model"]
 
@@ -82,7 +83,7 @@ def build_spa_parser(
         layers=[concatenate_token_vectors(*inputs)],
         dims={"nI": None},
         refs={TORCH_LAYER: None},
-        attrs={"spa_config": config, "max_length": max_length, "max_chart_cells": max_chart_cells},
+        attrs={"spa_config": config, "max_length": max_length, "max_chart_cells": ConfigSetting(max_chart_cells)},
     )
 
 

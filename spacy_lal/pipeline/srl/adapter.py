@@ -4,14 +4,14 @@ the labeller decodes.
 One forward pass serves a whole batch: the predicate-identification head runs over all units,
 DeepAtt gathers one row per (unit, predicate) pair (after its input projection, so the
 projection runs once per sentence), and the pass returns either the summed loss (training:
-role, predicate and sense losses, each defined once in ``spacy_lal.nn``) or, in
-:meth:`SrlAdapter.decode`, BIO sequences (argmax, constrained Viterbi with or without unique core
-roles, or the span-level Viterbi whose arguments are allowed spans such as the tree's
-constituents; ``spacy_lal.decode``) and senses, or, for an ensemble, the scores they read
-(:class:`FrameScores`).
+role, predicate and sense losses, each defined once in ``spacy_lal.nn``) or each row's scores
+(:class:`FrameScores`), which :meth:`SrlAdapter.decode_rows` turns into BIO sequences (argmax,
+constrained Viterbi with or without unique core roles, or the span-level Viterbi whose arguments
+are allowed spans such as the tree's constituents; ``spacy_lal.decode``) and senses, within what
+the frame inventory allows (:class:`FrameChoices`, made by ``inventory.py``).
 """
 from dataclasses import dataclass, fields, replace
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import numpy
 import torch
@@ -25,19 +25,11 @@ from ...nn.predicates import PredicateIdentifier, SenseClassifier, predicate_row
 IGNORE = -100  # target id the losses skip (torch's cross-entropy ignore_index)
 DECODERS = ("argmax", "viterbi", "tree", "unique_roles")
 LOSS_REDUCTIONS = ("mean", "sum", "balanced_sum")
-# The log-probability a label a frame rule does not allow gets. The decoders refuse non-finite
+# The log-probability a label the chosen roleset does not allow gets. The decoders refuse non-finite
 # scores, so not -inf: a finite score far below any path of allowed labels (log-softmax scores of a
 # whole sentence stay above -1e4), small enough in magnitude that the span Viterbi's per-role
 # prefix sums keep their float32 precision.
 MASKED_SCORE = -1e6
-
-# What a unit's frame rule says for one of its predicates, given the word position and the
-# row's sense scores on the host (None without a sense head): the sense to report (a sense class
-# id, or a roleset the component chose itself, or None) and a boolean mask over the role labels
-# (None: every label allowed). The component knows the lemmas and the frame inventory; the adapter
-# only applies the answer, once predicates are known (found by the identification head or given).
-FrameRule = Callable[[int, Optional[numpy.ndarray]], Tuple[Union[int, str, None], Optional[numpy.ndarray]]]
-
 
 @dataclass
 class SrlTargets:
@@ -65,20 +57,13 @@ class SrlBatch:
 
     ``predicates[u]``: the predicate positions (word indices) of unit u, or None to let the
     identification head find them (prediction only; in training every unit has a list).
-    ``spans[u]`` (decoder "tree"): the (start, end) word spans arguments of unit u may take
-    (single words are always allowed), or None to decode that unit with BIO Viterbi.
-    ``frame_rules[u]``: unit u's :data:`FrameRule` (the sense of each of its predicates and the
-    role labels it allows), or None for the plain argmax sense and every label.
+    In prediction the pass returns each row's scores (:class:`FrameScores`), which the component
+    decodes (:meth:`SrlAdapter.decode_rows`) once it knows the rows' predicates: an ensemble
+    averages its members' scores first (``pipeline/ensemble.py``).
     """
 
     predicates: List[Optional[List[int]]]
-    decoder: Optional[str] = None  # the component's setting, for prediction
     targets: Optional[SrlTargets] = None
-    spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None
-    frame_rules: Optional[List[Optional[FrameRule]]] = None
-    #: Prediction returns what the decoders read (``FrameScores``), not decoded frames: an
-    #: ensemble averages the members' (``pipeline/ensemble.py``).
-    scores_only: bool = False
 
     def select(self, units: Sequence[int], width: int) -> "SrlBatch":
         """The batch of ``units`` (a length-sorted chunk, ``torch_bridge.forward_units``).
@@ -95,27 +80,49 @@ class SrlBatch:
                 totals=targets.totals,
                 sense_allowed=None if targets.sense_allowed is None else targets.sense_allowed[rows],
             )
-        return replace(
-            self, predicates=pick(self.predicates), targets=targets, spans=pick(self.spans),
-            frame_rules=pick(self.frame_rules),
-        )
+        return replace(self, predicates=pick(self.predicates), targets=targets)
+
+
+@dataclass
+class FrameChoices:
+    """Per row (unit, predicate) of a batch, what the frame inventory allows the predicate's
+    lemma (``inventory.py``): the sense classes that form one of its rolesets, each with the sense
+    prior's bonus, and the role labels each of those rolesets allows. A row none of whose classes
+    forms a roleset (or without sense scores) takes the lemma's first roleset, sense
+    :attr:`fallback` (= the number of classes); an unconstrained row (a lemma without rolesets)
+    gets no sense and every label."""
+
+    constrained: numpy.ndarray  # (R,) bool
+    sense_bonus: numpy.ndarray  # (R, n_senses) float64; -inf where the class forms no roleset
+    role_masks: numpy.ndarray  # (R, n_senses + 1, n_labels) bool: per class, then the fallback
+    rolesets: List[List[Optional[str]]]  # (R, n_senses + 1) the roleset each sense stands for
+
+    @property
+    def fallback(self) -> int:
+        return self.sense_bonus.shape[1]
+
+    def choose(self, row: int, sense_scores: Optional[numpy.ndarray]) -> Optional[int]:
+        """Row ``row``'s sense: the best-scoring class that forms a roleset, the fallback, or
+        None (unconstrained)."""
+        if not self.constrained[row]:
+            return None
+        bonus = self.sense_bonus[row]
+        if sense_scores is None or not numpy.isfinite(bonus).any():
+            return self.fallback
+        return int(numpy.argmax(sense_scores.astype(numpy.float64) + bonus))
 
 
 @dataclass
 class DecodedFrames:
     """Per row (unit, predicate position): the BIO label ids of the unit's words and the sense
-    class (None without a sense head)."""
+    (a class id, ``FrameChoices.fallback``, or None without a sense head or roleset);
+    ``choices``: the frame inventory's answer the senses index (None without ``frames``)."""
 
     units: List[int]
     positions: List[int]
     tags: List[List[int]]
-    senses: List[Union[int, str, None]]  # a sense class id, or a roleset a frame rule chose
-
-    @classmethod
-    def merge(cls, parts: Sequence["DecodedFrames"], chunks: Sequence[Sequence[int]], n: int) -> "DecodedFrames":  # noqa: ARG003
-        """Put the decoded chunks back in unit order (a unit's rows keep their order), so that
-        frames reach ``doc._.srl`` in the order one pass gives."""
-        return _merge_rows(cls, parts, chunks)
+    senses: List[Optional[int]]
+    choices: Optional[FrameChoices] = None
 
 
 @dataclass
@@ -177,8 +184,8 @@ class SrlAdapter(torch.nn.Module):
 
     def forward(
         self, padded: torch.Tensor, lengths: torch.Tensor, batch: SrlBatch
-    ) -> Union[torch.Tensor, DecodedFrames]:
-        """The batch's summed losses in training (``batch.targets`` set), its decoded frames otherwise."""
+    ) -> Union[torch.Tensor, FrameScores]:
+        """The batch's summed losses in training (``batch.targets`` set), its rows' scores otherwise."""
         mask = lengths_to_mask(lengths, padded.shape[1])
         predicate_logits = self.identifier(padded)  # (N, T, 2)
         predicates = batch.predicates
@@ -193,10 +200,7 @@ class SrlAdapter(torch.nn.Module):
             if self.sense is not None:
                 sense_logits = self.sense(hidden, torch.arange(len(rows), device=rows.device), positions)
         if batch.targets is None:
-            scores = self.frame_scores(rows, positions, lengths, role_logits, sense_logits)
-            if batch.scores_only:
-                return scores
-            return self.decode_rows(scores, batch.decoder, batch.spans, batch.frame_rules)
+            return self.frame_scores(rows, positions, lengths, role_logits, sense_logits)
         return self.loss(batch.targets, mask, rows, predicate_logits, role_logits, sense_logits)
 
     def loss(
@@ -255,29 +259,24 @@ class SrlAdapter(torch.nn.Module):
         scores: FrameScores,
         decoder: str,
         spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None,
-        frame_rules: Optional[List[Optional[FrameRule]]] = None,
+        choices: Optional[FrameChoices] = None,
     ) -> DecodedFrames:
-        """BIO label ids and sense classes of each (unit, predicate) row. Decoder "tree": each
-        row's arguments are ``spans`` of its unit (``SrlBatch.spans``) or single words, by the
-        exact span-level Viterbi; rows of units without spans get BIO Viterbi. "unique_roles":
-        BIO Viterbi in which no core role (``decode.CORE_ROLES``) starts twice in a row. The
-        component validated ``decoder``. A unit with a frame rule (``SrlBatch.frame_rules``) gets
-        the rule's sense for each row, and the labels the rule does not allow score
-        ``MASKED_SCORE`` in that row (in ``scores``' arrays), so no decoder chooses them."""
+        """BIO label ids and senses of each (unit, predicate) row. Decoder "tree": each row's
+        arguments are ``spans`` of its unit or single words, by the exact span-level Viterbi;
+        rows of units without spans (None) get BIO Viterbi. "unique_roles": BIO Viterbi in which
+        no core role (``decode.CORE_ROLES``) starts twice in a row. The component validated
+        ``decoder``. With ``choices`` (the frame inventory's, per row) each row's sense is its
+        choice, and the labels the chosen roleset does not allow score ``MASKED_SCORE`` in that
+        row (in ``scores``' arrays), so no decoder chooses them."""
         units, positions, rows_scores = scores.units, scores.positions, scores.roles
         if not units:
-            return DecodedFrames([], [], [], [])
-        senses: List[Union[int, str, None]] = [
-            None if row is None else int(row.argmax(-1)) for row in scores.senses
-        ]
-        if frame_rules is not None:
-            for r, u in enumerate(units):
-                rule = frame_rules[u]
-                if rule is None:
-                    continue
-                senses[r], allowed = rule(positions[r], scores.senses[r])
-                if allowed is not None:
-                    rows_scores[r][:, ~allowed] = MASKED_SCORE
+            return DecodedFrames([], [], [], [], choices)
+        senses: List[Optional[int]] = [None if row is None else int(row.argmax(-1)) for row in scores.senses]
+        if choices is not None:
+            for r in range(len(units)):
+                senses[r] = choices.choose(r, scores.senses[r])
+                if senses[r] is not None:
+                    rows_scores[r][:, ~choices.role_masks[r, senses[r]]] = MASKED_SCORE
         if decoder == "tree":
             tags = self._decode_spans(rows_scores, units, positions, spans or [None] * (max(units) + 1))
         elif decoder == "unique_roles":
@@ -285,7 +284,7 @@ class SrlAdapter(torch.nn.Module):
         else:
             decode = bio_viterbi_batch if decoder == "viterbi" else bio_argmax_batch
             tags = decode(rows_scores, self.scheme, positions)
-        return DecodedFrames(units, positions, tags, senses)
+        return DecodedFrames(units, positions, tags, senses, choices)
 
     def _decode_spans(self, scores, units: List[int], positions: List[int], spans) -> List[List[int]]:
         """Span-level Viterbi for rows whose unit has spans, BIO Viterbi for the others."""

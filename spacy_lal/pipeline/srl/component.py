@@ -4,28 +4,8 @@ It writes one frame per predicate to ``doc._.srl`` (see ``spacy_lal.extensions.s
 the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``, ``ARGM-TMP``,
 ``C-ARG1``, ``R-ARG0``, ...; continuation and reference roles are labels of their own).
 
-Predicates (``predicates`` setting):
-- "gold" (default): the predicate tokens of the frames already on the Doc (a gold corpus, or
-  predicates marked by hand with ``mark_predicates(doc, [i, ...])``), as in the paper; Docs
-  without frames get the identification head's predicates, unless ``mark_predicates`` said
-  they have none (an empty list). Training always uses the gold
-  predicates; the ``spacy-lal.srl_gold_predicates.v1`` augmenter marks them on the dev Docs so
-  that evaluation during training is done with gold predicates too.
-- "predicted": always the predicate-identification head (trained on the same data: PropBank
-  EWT marks verbal, nominal and adjectival predicates).
-- "pos": tokens with ``pos_ == "VERB"`` or a ``tag_`` starting with "VB" (auxiliaries tagged
-  VB* included, as PropBank annotates "be" and "have"); needs a tagger before the component.
-
-Decoders (``decoder`` setting): "argmax" (the paper's: per-token argmax, repaired to valid BIO),
-"viterbi" (the best valid BIO sequence), "unique_roles" (the best valid BIO sequence in which
-no core role, ARG0-ARG5 or ARGA, starts twice: He et al. 2017's constraint, by an exact Viterbi
-over the set of roles started; ``decode.bio_viterbi``), "tree" (the best valid BIO sequence whose
-arguments are all single words or spans of ``argument_spans``, by default the constituents of the
-trees that ``lal_parser`` put on the Doc before this component: an exact span-level Viterbi,
-``decode.span_viterbi``). ``argument_spans`` lists sources as the parser's constraints do
-(``constraints.py``): "tree", "ents", "noun_chunks", "spans:KEY". A sentence for which the
-sources give no span (no tree on the Doc, e.g. ``lal_parser`` not in the pipeline) falls back to
-"viterbi", with one warning per call.
+Settings (``predicates``, ``decoder``, ``argument_spans``, ``frames``, ``sense_prior``,
+``sense_loss``, ``auxiliary_frames``, ``piece_length``): ``settings.py``.
 
 Senses: the classes are the roleset suffixes seen in training ("01", "02", "LV", ...); the
 lemma part is the token's lowercased lemma (its lowercased text without a lemmatizer), mapped
@@ -33,32 +13,8 @@ through a table learned at ``initialize`` from the gold rolesets wherever the mo
 lemma differs from it (nominal and adjectival predicates: "service" -> "serve", forms without a
 lemmatizer: "ran" -> "run"). Training data without senses gives no sense head (sense None).
 
-Frames (``frames`` setting, issue #36): "propbank" (the default) makes every sense a roleset of
-PropBank 3.4's frame files (``spacy_lal.propbank``): among the sense classes the model has, the
-best-scoring one whose ``lemma.class`` PropBank defines; the lemma of a predicate with a particle
-child (UD ``compound:prt``, ``prt`` in the "clear" dependency scheme) is the phrasal one
-(``pick_up``) where PropBank has it; when no class forms a roleset of the lemma, the lemma's first
-roleset in the frame files. The numbered roles (ARG0-ARG6, ARGA and their C-/R- forms) that
-roleset does not define are not predicted (they score far below any allowed label before decoding); modifiers (ARGM-*)
-always may be. A predicate whose lemma PropBank does not have gets no sense (None), its roles
-labelled unconstrained (said once in the log). ``null``: the unconstrained senses and roles of
-before (``lemma.class`` whatever PropBank has). Training is the same either way.
-
-Sense prior (``sense_prior``, with ``frames = "propbank"``): the sense head's classes are shared
-by all lemmas ("01" is one class), so it is blind to which rolesets a lemma takes most often.
-``initialize`` counts each lemma's gold rolesets (``sense_counts``), and a roleset's score is the
-head's logit plus ``sense_prior`` times the log of its smoothed count (``frames.sense_score``): a
-product of the head and the lemma's roleset distribution. The weight 0.5 was chosen on EWT dev
-(+0.4 to +0.5 sense accuracy for the CPU pipelines, +0.1 with MiniLM features; docs/results.md);
-a lemma never seen in training leaves the head alone; 0 turns the prior off, and a pipeline
-without counts (trained before them) decides as before (said once in the log).
-
-Sense loss (``sense_loss``, training only): "all" (the default) is the softmax over every sense
-class; "lemma" runs each predicate's softmax over the classes that form rolesets of its gold
-lemma in the frame files (the gold class always included; a lemma the files lack keeps every
-class), so training asks the head the question decoding with ``frames = "propbank"`` asks it:
-which of this lemma's rolesets. Refitting the fine-tuned student's sense head so, offline, gave
-+0.3 to +0.7 sense accuracy on EWT test beside the prior (docs/results.md).
+Frames (``frames = "propbank"``, the default): every sense is a roleset of PropBank 3.4's frame
+files and only the numbered roles it defines are predicted (``inventory.py``).
 
 Awkward input: units are sentences as for ``lal_parser`` (``units.py``): whitespace tokens are
 not shown to the model (an argument may span them); a sentence longer than the model's
@@ -72,7 +28,7 @@ predicate-identification loss covers its annotated predicates alone (IGNORE on i
 and only those get role and sense targets.
 """
 from collections import Counter, defaultdict
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
 from spacy.language import Language
@@ -82,41 +38,26 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...extensions import PARTIAL_SRL, clear_frames, set_frames
-from ...logs import log_once, logger
+from ...logs import logger
 from ...srl import FrameData
-from ..base import DEFAULT_PIECE_LENGTH, Predictions, UnitPipe, label_set, pretrained_model
-from ..constraints import check_sources, source_spans, unit_spans
+from ..base import Predictions, UnitPipe, label_set, pretrained_model
+from ..constraints import source_spans, unit_spans
 from ..gold import same_tokens
 from ..units import Unit
-from .adapter import DECODERS, IGNORE, FrameRule, SrlBatch, SrlTargets
-from .frames import bio_spans, count_senses, roleset_key, sense_score, split_roleset, unit_bio
+from ..torch_bridge import torch_module
+from .adapter import IGNORE, DecodedFrames, FrameChoices, FrameScores, SrlBatch, SrlTargets
+from .frames import bio_spans, count_senses, roleset_key, split_roleset, unit_bio
+from .inventory import frame_choices, without_auxiliaries
 from .predicates import PREDICATES_GIVEN
-
-
-PREDICATE_MODES = ("gold", "predicted", "pos")
-TREE_SOURCE = "tree"
-FRAME_INVENTORIES = ("propbank", None)
-SENSE_LOSSES = ("all", "lemma")
-# A particle's dependency label: UD's, and the "clear" scheme's (lal_parser's dependency_scheme).
-PARTICLE_DEPS = ("compound:prt", "prt")
+from .settings import LAL_SRL
 
 
 @Language.factory(
     "lal_srl",
     assigns=["token._.lal_frame"],
-    default_config={
-        "model": pretrained_model("lal_srl"),
-        "predicates": "gold",
-        "decoder": "argmax",
-        "argument_spans": [TREE_SOURCE],
-        "piece_length": DEFAULT_PIECE_LENGTH,
-        # A pipeline saved before this setting existed gets it from here on load.
-        "frames": "propbank",
-        "sense_prior": 0.5,
-        "sense_loss": "all",
-        "auxiliary_frames": False,
-        "scorer": {"@scorers": "spacy-lal.srl_full_scorer.v1"},
-    },
+    default_config=LAL_SRL.default_config(
+        model=pretrained_model("lal_srl"), scorer={"@scorers": "spacy-lal.srl_full_scorer.v1"}
+    ),
     default_score_weights={
         "srl_f": 1.0,
         "srl_p": 0.0,
@@ -130,29 +71,17 @@ def make_lal_srl(
     nlp: Language,
     name: str,
     model: Model,
+    scorer: Optional[Callable],
     predicates: str,
     decoder: str,
     argument_spans: List[str],
+    frames: Optional[str],
+    sense_prior: float,
+    sense_loss: str,
+    auxiliary_frames: bool,
     piece_length: int,
-    scorer: Optional[Callable],
-    frames: Optional[str] = "propbank",
-    sense_prior: float = 0.5,
-    sense_loss: str = "all",
-    auxiliary_frames: bool = False,
 ) -> "SemanticRoleLabeler":
-    """DeepAtt semantic role labeller; ``predicates``: "gold" | "predicted" | "pos",
-    ``decoder``: "argmax" (the paper's) | "viterbi" (constrained BIO Viterbi) | "unique_roles"
-    (Viterbi, each core role at most once per frame) | "tree"
-    (arguments restricted to single words and the spans of ``argument_spans``: "tree" = the
-    constituents ``lal_parser`` predicted, "ents", "noun_chunks", "spans:KEY"); ``piece_length``:
-    sentences longer than this many words are labelled in pieces of at most this many;
-    ``frames``: "propbank" (senses are PropBank 3.4 rolesets of the predicate's lemma, numbered
-    roles only those the roleset defines) | null (unconstrained); ``sense_prior``: the weight of
-    the lemma's roleset frequencies in training beside the sense head's scores (0: the head alone);
-    ``sense_loss`` (training): "all" | "lemma" (the softmax over the gold lemma's rolesets);
-    ``auxiliary_frames``: keep, in ``doc._.srl``, the frames of auxiliary and modal rolesets
-    (be.03, do.01, have.01, ...) that the labeller found and that have no arguments (false: left
-    out; a predicate given to the labeller keeps its frame either way).
+    """DeepAtt semantic role labeller; the settings, their defaults and checks: ``settings.py``.
 
     The default ``model`` is the shipped English labeller (``spacy-lal.Pretrained.v1``); give a
     ``spacy-lal.SemanticRoleLabeler.v1`` model config to train one from scratch."""
@@ -160,15 +89,15 @@ def make_lal_srl(
         nlp.vocab,
         model,
         name,
+        scorer=scorer,
         predicates=predicates,
         decoder=decoder,
         argument_spans=argument_spans,
-        piece_length=piece_length,
-        scorer=scorer,
         frames=frames,
         sense_prior=sense_prior,
         sense_loss=sense_loss,
         auxiliary_frames=auxiliary_frames,
+        piece_length=piece_length,
     )
     srl.adopt_pretrained("lal_srl")
     return srl
@@ -177,9 +106,7 @@ def make_lal_srl(
 class SemanticRoleLabeler(UnitPipe):
     """A spaCy component around DeepAtt and its predicate and sense heads (``spacy_lal.nn.deepatt``, ``spacy_lal.nn.predicates``)."""
 
-    RUNTIME_SETTINGS = ("predicates", "decoder", "argument_spans", "frames", "sense_prior", "auxiliary_frames")
-    # max_length has no learned table behind it: DeepAtt's timing signal is sinusoidal.
-    RUNTIME_ATTRS = ("max_length", "max_chart_cells")
+    SETTINGS = LAL_SRL
     # Units of 8 batches are length-sorted together (max_chart_cells): every predicate's row is
     # padded to its chunk's longest sentence, so the fewer lengths a chunk mixes, the less work.
     BUCKET_BATCHES = 8
@@ -187,50 +114,16 @@ class SemanticRoleLabeler(UnitPipe):
     LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}, "sense_counts": {}}
 
     def __init__(
-        self,
-        vocab: Vocab,
-        model: Model,
-        name: str = "lal_srl",
-        *,
-        predicates: str,
-        decoder: str,
-        argument_spans: Sequence[str],
-        piece_length: int,
-        scorer: Optional[Callable] = None,
-        frames: Optional[str] = "propbank",
-        sense_prior: float = 0.5,
-        sense_loss: str = "all",
-        auxiliary_frames: bool = False,
+        self, vocab: Vocab, model: Model, name: str = "lal_srl", *, scorer: Optional[Callable] = None, **settings: Any
     ) -> None:
-        # The settings' defaults are the factory's (``default_config``), written nowhere else.
-        if predicates not in PREDICATE_MODES:
-            raise ValueError(f"{name}: predicates must be one of {PREDICATE_MODES}, got {predicates!r}")
-        _check_decoder(name, decoder)
-        if frames not in FRAME_INVENTORIES:
-            raise ValueError(f"{name}: frames must be one of {FRAME_INVENTORIES}, got {frames!r}")
-        if sense_loss not in SENSE_LOSSES:
-            raise ValueError(f"{name}: sense_loss must be one of {SENSE_LOSSES}, got {sense_loss!r}")
-        settings = {
-            "frames": frames,
-            "sense_loss": sense_loss,
-            "sense_prior": check_sense_prior(name, sense_prior),
-            "auxiliary_frames": _check_flag(name, "auxiliary_frames", auxiliary_frames),
-            "predicates": predicates,
-            "decoder": decoder,
-            "argument_spans": check_sources(name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)),
-        }
-        super().__init__(vocab, model, name, settings, piece_length=piece_length, scorer=scorer)
+        """``settings``: as the factory's (``settings.py``), their defaults where not given."""
+        super().__init__(vocab, model, name, settings, scorer=scorer)
         self._warned_no_lemmas = False
 
     def set_decoder(self, decoder: str, argument_spans: Optional[Sequence[str]] = None) -> None:
-        """Switch decoding on a trained labeller: "argmax", "viterbi", "unique_roles" or "tree" (see the
-        factory); ``argument_spans``: the sources of "tree"'s allowed spans (None keeps them)."""
-        _check_decoder(self.name, decoder)
-        self.cfg["decoder"] = decoder
-        if argument_spans is not None:
-            self.cfg["argument_spans"] = check_sources(
-                self.name, "argument_spans", argument_spans, extra=(TREE_SOURCE,)
-            )
+        """Switch decoding on a trained labeller: "argmax", "viterbi", "unique_roles" or "tree"
+        (``settings.py``); ``argument_spans``: the sources of "tree"'s allowed spans (None keeps them)."""
+        self.configure(decoder=decoder, **({} if argument_spans is None else {"argument_spans": argument_spans}))
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -325,10 +218,7 @@ class SemanticRoleLabeler(UnitPipe):
         if unknown:
             logger.warning("%s: %d gold arguments with roles unseen at initialize were skipped", self.name, unknown)
         role_array = numpy.stack(roles) if roles else numpy.zeros((0, width), dtype="int64")
-        sense_loss = self.cfg.get("sense_loss", "all")
-        if sense_loss not in SENSE_LOSSES:  # set after construction, e.g. by component_settings
-            raise ValueError(f"{self.name}: sense_loss must be one of {SENSE_LOSSES}, got {sense_loss!r}")
-        allowed = self._lemma_senses(lemmas) if sense_loss == "lemma" and self.senses else None
+        allowed = self._lemma_senses(lemmas) if self.cfg["sense_loss"] == "lemma" and self.senses else None
         targets = SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64"), sense_allowed=allowed)
         return SrlBatch(predicates, targets=targets)
 
@@ -350,77 +240,37 @@ class SemanticRoleLabeler(UnitPipe):
     # Prediction -----------------------------------------------------------------------------
 
     def _prediction_batch(self, docs: List[Doc], units: List[Unit]) -> SrlBatch:
+        return SrlBatch(self._unit_predicates(docs, units))
+
+    def _predict(self, docs: Iterable[Doc], **options: Any) -> Predictions:
+        """The rows' scores from the model, decoded here, once the predicates are known."""
+        docs = list(docs)
+        units = self._units(docs, piece_length=self.cfg["piece_length"])
+        if not units:
+            return Predictions(units, None)
+        scores = self.model.predict((docs, units, self._prediction_batch(docs, units)))
+        return Predictions(units, self.decode(docs, units, scores))
+
+    def decode(self, docs: List[Doc], units: List[Unit], scores: FrameScores) -> DecodedFrames:
+        """Each row's BIO labels and sense from ``scores`` (this labeller's, or an ensemble's
+        average), with the component's decoder and, with ``frames = "propbank"``, within the
+        frame inventory (``inventory.py``)."""
         decoder = self.cfg["decoder"]
         spans = self._argument_spans(docs, units) if decoder == "tree" else None
-        rules = self._frame_rules(docs, units) if self.cfg.get("frames") == "propbank" and self.senses else None
-        return SrlBatch(self._unit_predicates(docs, units), decoder=decoder, spans=spans, frame_rules=rules)
-
-    def _frame_rules(self, docs: List[Doc], units: List[Unit]) -> List[Optional[FrameRule]]:
-        """Per unit, the rule that makes each predicate's sense a PropBank roleset of its lemma
-        and allows only the numbered roles that roleset defines (setting ``frames = "propbank"``)."""
-        from ... import propbank
-
-        suffix_ids = {suffix: c for c, suffix in enumerate(self.senses)}
-        prior_weight = self.cfg.get("sense_prior", 0.0)
-        counts = self.cfg.get("sense_counts") or {}
-        if prior_weight and not counts:
-            log_once(
-                f"{self.name}: sense_prior is {prior_weight:g} but this labeller has no roleset counts "
-                "(it was trained before they existed), so its senses come from the sense head alone; "
-                "scripts/add_sense_counts.py PIPELINE --train CORPUS gives it the counts",
+        choices = None
+        if self.cfg["frames"] == "propbank" and self.senses:
+            choices = frame_choices(
+                self.name, docs, units, scores, labels=self.labels, senses=self.senses,
+                sense_lemmas=self.cfg["sense_lemmas"], sense_counts=self.cfg["sense_counts"],
+                sense_prior=self.cfg["sense_prior"],
             )
-        # The roleset key of each label ("B-ARG2" -> "2"), None for labels always allowed.
-        numbers = [None if label == "O" else propbank.numbered_role(label[2:]) for label in self.labels]
-        masks: Dict[str, numpy.ndarray] = {}  # per roleset id, within this batch
-
-        def allowed(roleset: "propbank.Roleset") -> numpy.ndarray:
-            if roleset.id not in masks:
-                masks[roleset.id] = numpy.asarray([n is None or n in roleset.roles for n in numbers], dtype=bool)
-            return masks[roleset.id]
-
-        def rule_of(doc: Doc, unit: Unit) -> FrameRule:
-            def rule(position: int, sense_scores: Optional[numpy.ndarray]) -> Tuple[Optional[str], Optional[numpy.ndarray]]:
-                lemma = self._frame_lemma(doc[unit.words[position]])
-                candidates = propbank.rolesets(lemma)
-                if not candidates:
-                    log_once(
-                        f"{self.name}: frames = 'propbank': predicates whose lemma has no PropBank roleset "
-                        f"(such as {lemma!r}) get no sense, and their roles are not constrained",
-                    )
-                    return None, None
-                chosen = candidates[0]  # no sense class forms one of the lemma's rolesets
-                if sense_scores is not None:
-                    seen = counts.get(lemma, {}) if prior_weight else {}
-                    scored = [(sense_score(sense_scores[suffix_ids[suffix]], seen.get(suffix, 0), prior_weight), r)
-                              for r in candidates for suffix in [r.id.rpartition(".")[2]] if suffix in suffix_ids]
-                    if scored:
-                        chosen = max(scored, key=lambda pair: pair[0])[1]
-                return chosen.id, allowed(chosen)
-
-            return rule
-
-        return [rule_of(docs[unit.doc_index], unit) for unit in units]
-
-    def _frame_lemma(self, token: Token) -> str:
-        """The lemma a predicate's roleset is looked up under: the roleset key, mapped through the
-        table learned at ``initialize`` ("decision" -> "decide"), joined with a particle child's
-        text where PropBank has that phrasal lemma ("picked ... up" -> "pick_up")."""
-        from ... import propbank
-
-        key = roleset_key(token)
-        lemma = self.cfg["sense_lemmas"].get(key, key)
-        for child in token.children:
-            if child.dep_ in PARTICLE_DEPS or _ud_dep(child) == "compound:prt":
-                phrasal = f"{lemma}_{child.lower_}"
-                if propbank.has_lemma(phrasal):
-                    return phrasal
-        return lemma
+        return torch_module(self.model).decode_rows(scores, decoder, spans, choices)
 
     def _argument_spans(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[Tuple[int, int]]]]:
         """Per unit, the word spans its arguments may take (decoder "tree"), None where the
         sources give none (that unit falls back to BIO Viterbi, with one warning per call)."""
         notes: List[str] = []
-        sources = self.cfg.get("argument_spans") or [TREE_SOURCE]
+        sources = self.cfg["argument_spans"]
         per_doc = [[span for source in sources for span in source_spans(doc, source, notes)] for doc in docs]
         spans: List[Optional[List[Tuple[int, int]]]] = list(unit_spans(docs, units, per_doc))
         for u, unit_list in enumerate(spans):
@@ -461,13 +311,14 @@ class SemanticRoleLabeler(UnitPipe):
         frames: List[List[FrameData]] = [[] for _ in docs]
         rows = [] if decoded is None else zip(decoded.units, decoded.positions, decoded.tags, decoded.senses)
         labels = self.labels  # read once: the property copies the label list at every read
-        for u, position, tags, sense in rows:
+        for r, (u, position, tags, sense) in enumerate(rows):
             unit = units[u]
             doc = docs[unit.doc_index]
-            frames[unit.doc_index].append(self._frame(doc, unit, position, [labels[t] for t in tags], sense))
+            roleset = self._roleset(doc[unit.words[position]], r, sense, decoded.choices)
+            frames[unit.doc_index].append(self._frame(unit, position, [labels[t] for t in tags], roleset))
         self._check_lemmas(docs, frames)
-        if not self.cfg.get("auxiliary_frames", True):
-            frames = [_without_auxiliaries(doc, doc_frames) for doc, doc_frames in zip(docs, frames)]
+        if not self.cfg["auxiliary_frames"]:
+            frames = [without_auxiliaries(doc, doc_frames) for doc, doc_frames in zip(docs, frames)]
         for doc, doc_frames in zip(docs, frames):
             if doc_frames:
                 set_frames(doc, doc_frames)
@@ -500,9 +351,18 @@ class SemanticRoleLabeler(UnitPipe):
                 self.name, self.name, forms[0],
             )
 
-    def _frame(
-        self, doc: Doc, unit: Unit, position: int, tags: Sequence[str], sense: Union[int, str, None]
-    ) -> FrameData:
+    def _roleset(self, predicate: Token, row: int, sense: Optional[int], choices: Optional[FrameChoices]) -> Optional[str]:
+        """The roleset a decoded sense stands for: the frame inventory's choice, else the
+        predicate's lemma (through the table learned at ``initialize``) and the sense class."""
+        if choices is not None and choices.constrained[row]:
+            return choices.rolesets[row][sense]
+        if sense is None:
+            return None
+        key = roleset_key(predicate)
+        return f"{self.cfg['sense_lemmas'].get(key, key)}.{self.senses[sense]}"
+
+    @staticmethod
+    def _frame(unit: Unit, position: int, tags: Sequence[str], roleset: Optional[str]) -> FrameData:
         words = unit.words
         predicate = words[position]
         arguments = []
@@ -510,45 +370,4 @@ class SemanticRoleLabeler(UnitPipe):
             span = (words[start], words[end - 1] + 1, role)
             if span != (predicate, predicate + 1, "V"):
                 arguments.append(span)
-        roleset = sense if isinstance(sense, str) else None  # a frame rule's roleset
-        if isinstance(sense, int):
-            key = roleset_key(doc[predicate])
-            roleset = f"{self.cfg['sense_lemmas'].get(key, key)}.{self.senses[sense]}"
         return FrameData(predicate, roleset, tuple(arguments))
-
-
-def check_sense_prior(name: str, weight: Any) -> float:
-    """``weight`` as the ``sense_prior`` setting, or a ValueError naming the component."""
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight >= 0:
-        raise ValueError(f"{name}: sense_prior must be a number >= 0 (0 turns it off), got {weight!r}")
-    return float(weight)
-
-
-def _check_flag(name: str, setting: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"{name}: {setting} must be true or false, got {value!r}")
-    return value
-
-
-def _without_auxiliaries(doc: Doc, frames: List[FrameData]) -> List[FrameData]:
-    """``frames`` less those of an auxiliary or modal roleset without arguments ("be.03 [V were]"):
-    PropBank 3.4 annotates them, so the labeller finds them and scoring keeps them, but a reader of
-    ``doc._.srl`` gets clutter. A predicate the caller marked (the frames already on the Doc)
-    keeps its frame."""
-    from ... import propbank
-
-    given = {frame.predicate.i for frame in doc._.srl}
-    return [
-        frame for frame in frames
-        if frame.arguments or frame.predicate in given or not propbank.is_auxiliary(frame.sense)
-    ]
-
-
-def _ud_dep(token: Token) -> Optional[str]:
-    """The token's UD label where the "clear" scheme stores it (``token._.ud_dep``)."""
-    return token._.ud_dep if token.has_extension("ud_dep") else None
-
-
-def _check_decoder(name: str, decoder: str) -> None:
-    if decoder not in DECODERS:
-        raise ValueError(f"{name}: decoder must be one of {DECODERS}, got {decoder!r}")

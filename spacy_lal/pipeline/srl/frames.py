@@ -37,11 +37,12 @@ def count_senses(rolesets: Iterable[Optional[str]]) -> Dict[str, Dict[str, int]]
 SENSE_PRIOR_SMOOTHING = 0.1
 
 
-def sense_score(logit: float, count: int, weight: float) -> float:
-    """A roleset's score among its lemma's rolesets: the sense head's logit plus ``weight`` times
-    the log of its smoothed training count. Within one lemma this ranks the rolesets as the head's
-    log-softmax plus ``weight`` log p(roleset | lemma) would (the normalisers are shared)."""
-    return float(logit) + weight * math.log(count + SENSE_PRIOR_SMOOTHING)
+def sense_bonus(count: int, weight: float) -> float:
+    """What the sense prior adds to a roleset's logit among its lemma's rolesets: ``weight``
+    times the log of its smoothed training count. Within one lemma the sum ranks the rolesets as
+    the head's log-softmax plus ``weight`` log p(roleset | lemma) would (the normalisers are
+    shared)."""
+    return weight * math.log(count + SENSE_PRIOR_SMOOTHING)
 
 
 def roleset_key(token: Token) -> str:

@@ -16,6 +16,7 @@ from ...nn.deepatt import DeepAtt, DeepAttConfig
 from ...nn.predicates import PredicateIdentifier
 from .adapter import LOSS_REDUCTIONS, SrlAdapter
 from ..torch_bridge import TORCH_LAYER, forward_units, init_tok2vec, set_torch_layer
+from ..settings import ConfigSetting
 
 __all__ = ["build_semantic_role_labeler", "configure_srl_model"]
 
@@ -118,8 +119,10 @@ def build_semantic_role_labeler(
             "deepatt": config.to_dict(),
             "d_head_hidden": d_head_hidden,
             "head_dropout": config.relu_dropout,
-            "max_length": max_length,
-            "max_chart_cells": max_chart_cells,
+            # Both only steer how the model runs (the timing signal is sinusoidal, no learned
+            # table): the config wins over the saved values on load.
+            "max_length": ConfigSetting(max_length),
+            "max_chart_cells": ConfigSetting(max_chart_cells),
             "loss_reduction": loss_reduction,
         },
     )

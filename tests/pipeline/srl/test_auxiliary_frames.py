@@ -94,5 +94,6 @@ def test_the_setting_is_checked():
         blank.add_pipe("lal_srl", config={"auxiliary_frames": "yes"})
     srl = blank.add_pipe("lal_srl")
     with pytest.raises(ValueError, match="auxiliary_frames must be true or false"):
-        SemanticRoleLabeler(blank.vocab, srl.model, predicates="gold", decoder="argmax", argument_spans=["tree"],
-                            piece_length=100, auxiliary_frames="yes")
+        SemanticRoleLabeler(blank.vocab, srl.model, auxiliary_frames="yes")
+    with pytest.raises(ValueError, match="auxiliary_frames must be true or false"):
+        srl.configure(auxiliary_frames=1)

@@ -10,10 +10,11 @@ from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.extensions import set_frames
-from spacy_lal.pipeline.srl.frames import count_senses, sense_score
+from spacy_lal.pipeline.srl.frames import count_senses, sense_bonus
 from spacy_lal.pipeline.srl.predicates import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.units import Unit, piece_bounds
 from spacy_lal.srl import FrameData
+from spacy_lal.training import make_component_settings
 
 
 def with_gold_predicates(examples):
@@ -185,7 +186,7 @@ def test_awkward_input(trained, caplog, srl_sentences):
     srl = nlp.get_pipe("lal_srl")
     unit = Unit(0, 0, len(spaced), tuple(t.i for t in spaced if not t.is_space))
     tags = ["B-ARG0", "B-V", "B-ARG1", "I-ARG1", "O", "O", "O", "O"]
-    assert srl._frame(spaced, unit, 1, tags, None) == FrameData(1, None, ((0, 1, "ARG0"), (2, 5, "ARG1")))
+    assert srl._frame(unit, 1, tags, None) == FrameData(1, None, ((0, 1, "ARG0"), (2, 5, "ARG1")))
     # A sentence longer than max_length (12) is labelled in pieces, arguments within the piece.
     words = srl_sentences[2][0] * 4
     long_doc = Doc(nlp.vocab, words=words)
@@ -493,12 +494,12 @@ def test_a_lemma_propbank_lacks_gets_no_sense_and_unconstrained_roles(trained, c
     assert caplog.text.count("no PropBank roleset") == 1
 
 
-def test_count_senses_and_sense_score():
+def test_count_senses_and_sense_bonus():
     assert count_senses(["go.01", "go.06", "go.01", None, "LV", "pick_up.06"]) == {
         "go": {"01": 2, "06": 1}, "pick_up": {"06": 1}}
-    # The prior only adds: no weight, the logit; a count never seen keeps a finite score.
-    assert sense_score(1.5, 7, 0.0) == 1.5
-    assert sense_score(0.0, 9, 1.0) > sense_score(0.0, 1, 1.0) > sense_score(0.0, 0, 1.0) > float("-inf")
+    # The prior only adds: no weight, nothing; a count never seen keeps a finite score.
+    assert sense_bonus(7, 0.0) == 0.0
+    assert sense_bonus(9, 1.0) > sense_bonus(1, 1.0) > sense_bonus(0, 1.0) > float("-inf")
 
 
 def test_the_sense_prior_weighs_the_lemmas_roleset_counts(trained, tmp_path, caplog):
@@ -615,9 +616,9 @@ def test_a_sense_loss_over_the_lemmas_rolesets_trains(train_srl):
     assert allowed[-1].all() and not allowed[:-1].all()  # some lemma is restricted
     gold = with_gold_predicates(examples)
     assert label(nlp, [eg.predicted for eg in gold]) == expected_frames(examples)
-    srl.cfg["sense_loss"] = "lemmas"  # as a config's component_settings could set it
-    with pytest.raises(ValueError, match="sense_loss must be one of"):
-        nlp.update(examples[:1])
+    with pytest.raises(ValueError, match="sense_loss must be one of"):  # as component_settings sets it
+        make_component_settings({"lal_srl": {"sense_loss": "lemmas"}})(nlp)
+    assert srl.cfg["sense_loss"] == "lemma"
 
 
 def test_a_partial_doc_trains_only_its_annotated_predicate(train_srl, srl_sentences, srl_gold_doc):

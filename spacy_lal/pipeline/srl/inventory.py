@@ -1,0 +1,118 @@
+"""The frame inventory as data for ``lal_srl`` (``frames = "propbank"``, the default): every
+sense is a roleset of PropBank 3.4's frame files (``spacy_lal.propbank``), and only the numbered
+roles that roleset defines are predicted.
+
+Per row (unit, predicate) of a batch :func:`frame_choices` gives ``adapter.FrameChoices``:
+among the sense classes the model has, those whose ``lemma.class`` PropBank defines, each with
+the sense prior's bonus (``frames.sense_bonus``), and the role labels each allows (ARG0-ARG6,
+ARGA and their C-/R- forms only where the roleset defines them; modifiers always). The adapter
+chooses the best-scoring allowed class; when no class forms a roleset of the lemma, the lemma's
+first roleset in the frame files. The lemma of a predicate with a particle child (UD
+``compound:prt``, ``prt`` in the "clear" dependency scheme) is the phrasal one (``pick_up``)
+where PropBank has it. A predicate whose lemma PropBank does not have gets no sense (None), its
+roles labelled unconstrained (said once in the log).
+"""
+from typing import Dict, List, Mapping, Optional, Sequence
+
+import numpy
+from spacy.tokens import Doc, Token
+
+from ... import propbank
+from ...logs import log_once
+from ...srl import FrameData
+from ..units import Unit
+from .adapter import FrameChoices, FrameScores
+from .frames import roleset_key, sense_bonus
+
+# A particle's dependency label: UD's, and the "clear" scheme's (lal_parser's dependency_scheme).
+PARTICLE_DEPS = ("compound:prt", "prt")
+
+
+def frame_choices(
+    component: str,
+    docs: Sequence[Doc],
+    units: Sequence[Unit],
+    scores: FrameScores,
+    *,
+    labels: Sequence[str],
+    senses: Sequence[str],
+    sense_lemmas: Mapping[str, str],
+    sense_counts: Mapping[str, Mapping[str, int]],
+    sense_prior: float,
+) -> FrameChoices:
+    """What the inventory allows each row of ``scores`` (see the module docstring)."""
+    if sense_prior and not sense_counts:
+        log_once(
+            f"{component}: sense_prior is {sense_prior:g} but this labeller has no roleset counts "
+            "(it was trained before they existed), so its senses come from the sense head alone; "
+            "scripts/add_sense_counts.py PIPELINE --train CORPUS gives it the counts",
+        )
+    n_rows, n_senses = len(scores.units), len(senses)
+    constrained = numpy.zeros(n_rows, dtype=bool)
+    bonus = numpy.full((n_rows, n_senses), -numpy.inf)
+    role_masks = numpy.ones((n_rows, n_senses + 1, len(labels)), dtype=bool)
+    rolesets: List[List[Optional[str]]] = [[None] * (n_senses + 1) for _ in range(n_rows)]
+    suffix_ids = {suffix: c for c, suffix in enumerate(senses)}
+    # The roleset key of each label ("B-ARG2" -> "2"), None for labels always allowed.
+    numbers = [None if label == "O" else propbank.numbered_role(label[2:]) for label in labels]
+    masks: Dict[str, numpy.ndarray] = {}
+
+    def allowed(roleset: propbank.Roleset) -> numpy.ndarray:
+        if roleset.id not in masks:
+            masks[roleset.id] = numpy.asarray([n is None or n in roleset.roles for n in numbers], dtype=bool)
+        return masks[roleset.id]
+
+    for r, (u, position) in enumerate(zip(scores.units, scores.positions)):
+        unit = units[u]
+        lemma = frame_lemma(docs[unit.doc_index][unit.words[position]], sense_lemmas)
+        candidates = propbank.rolesets(lemma)
+        if not candidates:
+            log_once(
+                f"{component}: frames = 'propbank': predicates whose lemma has no PropBank roleset "
+                f"(such as {lemma!r}) get no sense, and their roles are not constrained",
+            )
+            continue
+        constrained[r] = True
+        rolesets[r][n_senses] = candidates[0].id
+        role_masks[r, n_senses] = allowed(candidates[0])
+        seen = sense_counts.get(lemma, {}) if sense_prior else {}
+        for roleset in candidates:
+            suffix = roleset.id.rpartition(".")[2]
+            c = suffix_ids.get(suffix)
+            if c is None or rolesets[r][c] is not None:  # the first roleset of a class stands for it
+                continue
+            bonus[r, c] = sense_bonus(seen.get(suffix, 0), sense_prior)
+            rolesets[r][c] = roleset.id
+            role_masks[r, c] = allowed(roleset)
+    return FrameChoices(constrained, bonus, role_masks, rolesets)
+
+
+def frame_lemma(token: Token, sense_lemmas: Mapping[str, str]) -> str:
+    """The lemma a predicate's roleset is looked up under: the roleset key, mapped through the
+    table learned at ``initialize`` ("decision" -> "decide"), joined with a particle child's
+    text where PropBank has that phrasal lemma ("picked ... up" -> "pick_up")."""
+    key = roleset_key(token)
+    lemma = sense_lemmas.get(key, key)
+    for child in token.children:
+        if child.dep_ in PARTICLE_DEPS or _ud_dep(child) == "compound:prt":
+            phrasal = f"{lemma}_{child.lower_}"
+            if propbank.has_lemma(phrasal):
+                return phrasal
+    return lemma
+
+
+def without_auxiliaries(doc: Doc, frames: List[FrameData]) -> List[FrameData]:
+    """``frames`` less those of an auxiliary or modal roleset without arguments ("be.03 [V were]"):
+    PropBank 3.4 annotates them, so the labeller finds them and scoring keeps them, but a reader of
+    ``doc._.srl`` gets clutter. A predicate the caller marked (the frames already on the Doc)
+    keeps its frame."""
+    given = {frame.predicate.i for frame in doc._.srl}
+    return [
+        frame for frame in frames
+        if frame.arguments or frame.predicate in given or not propbank.is_auxiliary(frame.sense)
+    ]
+
+
+def _ud_dep(token: Token) -> Optional[str]:
+    """The token's UD label where the "clear" scheme stores it (``token._.ud_dep``)."""
+    return token._.ud_dep if token.has_extension("ud_dep") else None

@@ -1,0 +1,61 @@
+"""The frame inventory as data (``pipeline/srl/inventory.py``, ``adapter.FrameChoices``): per row,
+the sense classes that form one of the lemma's rolesets with the prior's bonus, and the labels
+each roleset allows; the adapter chooses from them."""
+import math
+
+import numpy
+import spacy
+
+import spacy_lal  # noqa: F401  (extensions)
+from spacy_lal import propbank
+from spacy_lal.pipeline.srl.adapter import FrameScores
+from spacy_lal.pipeline.srl.frames import SENSE_PRIOR_SMOOTHING
+from spacy_lal.pipeline.srl.inventory import frame_choices
+from spacy_lal.pipeline.units import Unit
+
+LABELS = ["O", "B-ARG0", "I-ARG0", "B-ARG2", "I-ARG2", "B-ARG4", "I-ARG4", "B-ARGM-TMP", "I-ARGM-TMP", "B-V", "I-V"]
+SENSES = ["01", "04", "05", "99"]
+
+
+def choices_for(words, lemmas, positions, sense_counts=None, prior=0.0, deps=None, heads=None):
+    nlp = spacy.blank("en")
+    doc = spacy.tokens.Doc(nlp.vocab, words=words, lemmas=lemmas, deps=deps, heads=heads)
+    unit = Unit(0, 0, len(doc), tuple(range(len(doc))))
+    scores = FrameScores([0] * len(positions), positions, [numpy.zeros((len(doc), len(LABELS)))] * len(positions),
+                         [numpy.zeros(len(SENSES), dtype="float32")] * len(positions))
+    return frame_choices("lal_srl", [doc], [unit], scores, labels=LABELS, senses=SENSES, sense_lemmas={},
+                         sense_counts=sense_counts or {}, sense_prior=prior)
+
+
+def test_a_lemmas_rolesets_are_its_allowed_classes_and_their_roles():
+    choices = choices_for(["I", "borrowed", "it", "yesterday"], ["I", "borrow", "it", "yesterday"], [1])
+    assert choices.constrained.tolist() == [True]
+    # borrow has borrow.01 alone: class "01" is allowed, with ARG0-ARG3 and every modifier.
+    assert numpy.isfinite(choices.sense_bonus[0]).tolist() == [True, False, False, False]
+    assert choices.rolesets[0][0] == "borrow.01" and choices.rolesets[0][choices.fallback] == "borrow.01"
+    allowed = dict(zip(LABELS, choices.role_masks[0, 0].tolist()))
+    assert allowed["B-ARG0"] and allowed["B-ARG2"] and allowed["B-ARGM-TMP"] and allowed["B-V"] and allowed["O"]
+    assert not allowed["B-ARG4"] and not allowed["I-ARG4"]  # borrow.01 defines no ARG4
+    sense_scores = numpy.asarray([0.0, 9.0, 9.0, 9.0])  # the head prefers classes that are no roleset
+    assert choices.choose(0, sense_scores) == 0
+
+
+def test_the_fallback_and_the_unconstrained_row():
+    choices = choices_for(["He", "zorbled", "pick"], ["he", "zorble", "pick"], [1, 2])
+    assert choices.constrained.tolist() == [False, True]
+    assert choices.choose(0, numpy.zeros(len(SENSES))) is None  # no roleset: no sense
+    # pick.01 forms class "01"; with no sense scores the row takes the lemma's first roleset.
+    assert choices.choose(1, None) == choices.fallback
+    assert choices.rolesets[1][choices.fallback] == propbank.rolesets("pick")[0].id
+
+
+def test_the_phrasal_lemma_and_the_prior_bonus():
+    words = ["She", "picked", "it", "up"]
+    choices = choices_for(words, ["she", "pick", "it", "up"], [1], deps=["nsubj", "ROOT", "obj", "compound:prt"],
+                          heads=[1, 1, 1, 1], sense_counts={"pick_up": {"05": 3}}, prior=0.5)
+    assert choices.rolesets[0][1] == "pick_up.04" and choices.rolesets[0][2] == "pick_up.05"
+    assert choices.sense_bonus[0, 2] == 0.5 * math.log(3 + SENSE_PRIOR_SMOOTHING)
+    assert choices.sense_bonus[0, 1] == 0.5 * math.log(0 + SENSE_PRIOR_SMOOTHING)
+    # Equal head scores: the prior decides; a far better head score overrides it.
+    assert choices.choose(0, numpy.zeros(len(SENSES), dtype="float32")) == 2
+    assert choices.choose(0, numpy.asarray([0, 5, 0, 0], dtype="float32")) == 1
