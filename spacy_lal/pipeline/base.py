@@ -243,7 +243,12 @@ class UnitPipe(TrainablePipe):
         units = self._units(docs, piece_length=self.cfg["piece_length"])
         if not units:
             return Predictions(units, None)
-        return Predictions(units, self.model.predict((docs, units, self._prediction_batch(docs, units, **options))))
+        output = self.model.predict((docs, units, self._prediction_batch(docs, units, **options)))
+        return Predictions(units, self._decode_output(docs, units, output))
+
+    def _decode_output(self, docs: List[Doc], units: List[Unit], output: Any) -> Any:
+        """What ``set_annotations`` reads, from the model's output (by default the output)."""
+        return output
 
     def _units(
         self, docs: List[Doc], sentences: Optional[List[List[range]]] = None, *, piece_length: Optional[int] = None

@@ -242,14 +242,9 @@ class SemanticRoleLabeler(UnitPipe):
     def _prediction_batch(self, docs: List[Doc], units: List[Unit]) -> SrlBatch:
         return SrlBatch(self._unit_predicates(docs, units))
 
-    def _predict(self, docs: Iterable[Doc], **options: Any) -> Predictions:
-        """The rows' scores from the model, decoded here, once the predicates are known."""
-        docs = list(docs)
-        units = self._units(docs, piece_length=self.cfg["piece_length"])
-        if not units:
-            return Predictions(units, None)
-        scores = self.model.predict((docs, units, self._prediction_batch(docs, units)))
-        return Predictions(units, self.decode(docs, units, scores))
+    def _decode_output(self, docs: List[Doc], units: List[Unit], output: FrameScores) -> DecodedFrames:
+        # The model gives the rows' scores: decoded here, once the predicates are known.
+        return self.decode(docs, units, output)
 
     def decode(self, docs: List[Doc], units: List[Unit], scores: FrameScores) -> DecodedFrames:
         """Each row's BIO labels and sense from ``scores`` (this labeller's, or an ensemble's
