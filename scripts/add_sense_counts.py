@@ -12,7 +12,7 @@ import spacy
 import srsly
 from spacy.tokens import DocBin
 
-from spacy_lal.pipeline.srl.frames import count_senses
+from spacy_lal.pipeline.srl.targets import count_senses
 
 
 def add_sense_counts(pipeline: Path, train: Path, component: str = "lal_srl") -> int:

@@ -5,7 +5,7 @@ import spacy
 from spacy.tokens import DocBin
 from spacy.training import Example
 import spacy_lal
-from spacy_lal import propbank
+from spacy_lal.doc import propbank
 from spacy_lal.evaluation import gold_inputs
 from spacy_lal.pipeline.srl.predicates import mark_predicates
 from spacy_lal.pipeline.srl.scoring import make_srl_full_scorer

@@ -42,7 +42,7 @@ def train(share: float, minutes: float, args: argparse.Namespace) -> Path:
 def sentences(path: Path, vocab, limit: int) -> list:
     from spacy.tokens import DocBin
 
-    from spacy_lal.extensions import sentence_docs
+    from spacy_lal.doc.extensions import sentence_docs
 
     files = sorted(path.glob("*.spacy")) if path.is_dir() else [path]
     out = []

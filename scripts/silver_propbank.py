@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     from spacy.tokens import Doc, DocBin
 
     import spacy_lal
-    from spacy_lal.extensions import set_frames
+    from spacy_lal.doc.extensions import set_frames
     from spacy_lal.pipeline.ensemble import ensemble_parse
 
     def load(name: str) -> spacy.language.Language:

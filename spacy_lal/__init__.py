@@ -1,7 +1,7 @@
 """Label-attention constituency, dependency and semantic role parsing for spaCy."""
 from typing import Any
 
-from .extensions import NonConstituentException, NotAConstituentError, register_extensions
+from .doc.api import NonConstituentException, NotAConstituentError, register_extensions
 
 __all__ = [
     "load", "pipeline_path", "shipped_pipelines", "parse_with_constraints", "mark_predicates", "quantize",

@@ -170,7 +170,7 @@ def evaluate(doc: Doc, check: Dict[str, Any]) -> Tuple[bool, str]:
 
 
 def _root_label(doc: Doc, check: Dict[str, Any]) -> Tuple[bool, str]:
-    from .extensions import NotAConstituentError
+    from .doc.api import NotAConstituentError
 
     want = f"the sentence root is {check['label']}"
     try:
@@ -183,7 +183,7 @@ def _root_label(doc: Doc, check: Dict[str, Any]) -> Tuple[bool, str]:
 
 
 def _constituent(doc: Doc, check: Dict[str, Any]) -> Tuple[bool, str]:
-    from .extensions import NotAConstituentError
+    from .doc.api import NotAConstituentError
 
     span = doc[check["start"] : check["end"]]
     want = f"{span.text!r} ({span.start}-{span.end}) is a {check['label']}"

@@ -25,7 +25,7 @@ from spacy.util import registry
 from spacy.vocab import Vocab
 
 from .corpora.share import fixed_share
-from .extensions import sentence_docs
+from .doc.extensions import sentence_docs
 
 
 class TreebankCorpus(Corpus):

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from .svg import escape, text_width
-from .tree import Tree
+from .doc.tree import Tree
 
 if TYPE_CHECKING:
     # For annotations only: IPython is not a dependency, and spaCy is imported when needed.
@@ -91,7 +91,7 @@ def render_tree(
 ) -> str:
     """A standalone SVG picture of one constituency tree.
 
-    ``tree_or_span``: a :class:`~spacy_lal.tree.Tree`, drawn as it is (a TOP wrapper included), or
+    ``tree_or_span``: a :class:`~spacy_lal.doc.tree.Tree`, drawn as it is (a TOP wrapper included), or
     a Span that is a constituent of a stored tree (a parsed sentence, usually), drawn with its
     tokens' texts and ``tag_``. ``svg_id``: the SVG's ``id`` (default: a random one), so that
     several pictures can share a page. Raises ValueError (NotAConstituentError for a Span without
@@ -146,7 +146,7 @@ def render(
     from spacy.util import is_in_jupyter
 
     from .corpora.export import sentences
-    from .extensions import NotAConstituentError
+    from .doc.api import NotAConstituentError
 
     opts = _options(options)
     docs = [docs] if isinstance(docs, Doc) else list(docs)

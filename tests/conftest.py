@@ -21,9 +21,9 @@ from spacy.training import Example  # noqa: E402
 from spacy.util import fix_random_seed  # noqa: E402
 
 import spacy_lal  # noqa: E402,F401  (extensions)
-from spacy_lal.extensions import set_frames, set_tree  # noqa: E402
-from spacy_lal.srl import FrameData  # noqa: E402
-from spacy_lal.tree import Tree  # noqa: E402
+from spacy_lal.doc.extensions import set_frames, set_tree  # noqa: E402
+from spacy_lal.doc.frames import FrameData  # noqa: E402
+from spacy_lal.doc.tree import Tree  # noqa: E402
 
 
 # scripts/test_release.sh tests the installed package: a spacy_lal imported from the checkout

@@ -29,11 +29,12 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 import spacy_lal
-from spacy_lal import propbank
+from spacy_lal.doc import propbank
 from spacy_lal.behaviour import BehaviourReport, CheckResult, check_problem, evaluate, read_sentences
 from spacy_lal.decode import CORE_ROLES
-from spacy_lal.extensions import NotAConstituentError, set_frames, set_tree
-from spacy_lal.srl import FrameData
+from spacy_lal.doc.api import NotAConstituentError
+from spacy_lal.doc.extensions import set_frames, set_tree
+from spacy_lal.doc.frames import FrameData
 
 DATA = Path(spacy_lal.__file__).parent / "data" / "behaviour.jsonl"
 

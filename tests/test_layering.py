@@ -2,6 +2,7 @@
 
 - ``nn/`` is plain torch: no spaCy, no Thinc;
 - ``decode/`` is Cython and NumPy: no torch, spaCy or Thinc;
+- ``doc/`` (the Doc model) imports none of the package's other folders;
 - library code never imports the command line (``cli/``, ``__main__``) or the project's
   ``scripts/`` and ``benchmarks/``.
 Read from the source (every ``import`` statement, including those inside functions), so an
@@ -52,6 +53,10 @@ def violations(folder: str, forbidden):
         ("scoring", ["torch", "spacy_lal.pipeline", "spacy_lal.cli"]),
         ("corpora", ["torch", "spacy_lal.pipeline", "spacy_lal.cli"]),
         ("pipeline", ["spacy_lal.cli", "spacy_lal.corpus_parse", "spacy_lal.interpret", "spacy_lal.evaluation"]),
+        # The Doc model is what the rest builds on: the components, readers and scorers above it.
+        ("doc", ["torch", "thinc", "spacy_lal.nn", "spacy_lal.decode", "spacy_lal.pipeline", "spacy_lal.corpora",
+                 "spacy_lal.scoring", "spacy_lal.cli", "spacy_lal.interpret", "spacy_lal.corpus_parse",
+                 "spacy_lal.evaluation", "spacy_lal.pretrained", "spacy_lal.readers", "spacy_lal.render"]),
     ],
 )
 def test_imports_run_downwards(folder, forbidden):
@@ -73,7 +78,7 @@ def test_the_checker_sees_relative_and_nested_imports(tmp_path):
     """The checker itself: a relative import two levels up, inside a function, is resolved."""
     module = PACKAGE / "pipeline" / "parser" / "component.py"
     names = {name for name, _ in imported_modules(module)}
-    assert "spacy_lal.extensions" in names  # from ...extensions import ...
+    assert "spacy_lal.doc.extensions" in names  # from ...doc.extensions import ...
     assert "spacy_lal.pipeline.base" in names  # from ..base import ...
     assert "spacy_lal.pipeline.parser.model" in names  # imported inside _build_torch_model
 

@@ -8,7 +8,7 @@ from spacy.tokens import Doc, DocBin
 from spacy.util import registry
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.extensions import set_tree, stored_trees
+from spacy_lal.doc.extensions import set_tree, stored_trees
 from spacy_lal.corpora.share import fixed_share
 
 

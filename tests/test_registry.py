@@ -177,7 +177,7 @@ def test_package_script_counts_the_labellers_senses_when_asked(tmp_path):
     import srsly
     from spacy.tokens import DocBin
 
-    from spacy_lal.pipeline.srl.frames import count_senses
+    from spacy_lal.pipeline.srl.targets import count_senses
 
     shipped = pipeline_path("en_lal_ewt")
     docs = list(spacy_lal.load().pipe(["Mary borrowed a book.", "She left the library and went home."]))

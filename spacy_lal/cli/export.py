@@ -88,7 +88,7 @@ def missing_annotation(docs: List[Doc], fmt: str) -> Optional[str]:
     """Where ``docs`` first lack what ``fmt`` needs ("Doc 3 of 10, sentence 2: no constituency
     tree"), or None. Only sentences with words count: a Doc of whitespace alone writes nothing."""
     from spacy_lal.corpora.export import word_sentences
-    from spacy_lal.extensions import NotAConstituentError
+    from spacy_lal.doc.api import NotAConstituentError
 
     total = len(docs)
     if fmt == "conll05":

@@ -3,7 +3,7 @@
 Reads every ``*.xml`` of BUILD-FROM (``propbank-frames/frames``; ``assets/propbank-frames/frames``
 in the project, ``../shared/assets/propbank-frames/frames`` in a development checkout) and writes
 the compact inventory that ``lal_srl`` constrains its senses and roles with and that
-``spacy_lal.propbank`` looks rolesets up in: per lemma, its rolesets with their names and role
+``spacy_lal.doc.propbank`` looks rolesets up in: per lemma, its rolesets with their names and role
 descriptions, gzipped JSON. The package ships it as ``spacy_lal/data/propbank_frames.json.gz``,
 built from PropBank 3.4 (github.com/propbank/propbank-frames, commit
 c66e0ccf28b53f00051b187db83e937b5bee2e32; CC BY-SA 4.0): pass ``--revision`` to record another.

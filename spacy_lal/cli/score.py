@@ -66,7 +66,7 @@ def add_parser(subparsers: Any) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from ..scoring import SrlFormatError, UDError
-    from ..tree import TreeFormatError
+    from ..doc.tree import TreeFormatError
 
     try:
         if args.kind == "trees":

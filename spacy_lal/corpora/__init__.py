@@ -3,9 +3,9 @@ UD EWT + PropBank join, and exports for the official scorers.
 
 Every reader takes a path and a ``Vocab`` (or ``nlp``) and yields one ``Doc`` per sentence (per
 document: ``read_ud_documents``; raw text: ``read_raw_documents``), with trees and frames stored through
-:mod:`spacy_lal.extensions`. Malformed input raises a ValueError
+:mod:`spacy_lal.doc.extensions`. Malformed input raises a ValueError
 naming the file, the 1-based line and what was expected (:class:`CorpusFormatError`, or
-:class:`spacy_lal.tree.TreeFormatError` for bracketed trees).
+:class:`spacy_lal.doc.tree.TreeFormatError` for bracketed trees).
 """
 from ._common import CorpusFormatError
 from .conll05 import read_conll05, read_conll12

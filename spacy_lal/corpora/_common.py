@@ -25,7 +25,7 @@ from spacy.language import Language
 from spacy.vocab import Vocab
 
 if TYPE_CHECKING:
-    from ..tree import Tree
+    from ..doc.tree import Tree
 
 PathLike = Union[str, Path]
 Line = Tuple[int, str]  # (1-based line number, text without the newline)
@@ -178,13 +178,13 @@ def tree_from_parse_bits(
     path: PathLike,
     line_nos: Sequence[int],
 ) -> "Tree":
-    """Build a :class:`~spacy_lal.tree.Tree` from parse bits, ``*`` being each ``(TAG word)`` leaf.
+    """Build a :class:`~spacy_lal.doc.tree.Tree` from parse bits, ``*`` being each ``(TAG word)`` leaf.
 
     The tree is built node by node rather than by pasting a PTB string together, so words that
     contain brackets (emoticons like ``:)``) need no escaping. A Charniak-style ``S1`` root is
     renamed ``TOP`` so that :meth:`Tree.normalize` drops it like any TOP wrapper.
     """
-    from ..tree import Tree
+    from ..doc.tree import Tree
 
     stack: List[Tuple[str, List[Tree], int]] = [("", [], 0)]  # (label, children, line_no)
     for word, tag, cell, line_no in zip(words, tags, bits, line_nos):

@@ -17,7 +17,7 @@ start-end argument brackets (``(ARG0*``, ``*``, ``*)``, ``(V*)``); see :mod:`._c
 - **PropBank skeletons** (``*.gold_skel``, used by :mod:`.ewt`): the first eight CoNLL-2012
   columns (frameset id = roleset), then the argument columns; words are blanked.
 
-Frames follow :class:`spacy_lal.srl.FrameData`: the k-th argument column belongs to the k-th
+Frames follow :class:`spacy_lal.doc.frames.FrameData`: the k-th argument column belongs to the k-th
 row with a frameset/target (so each predicate token has at most one frame), and every bracket
 of the column but the predicate's own one-token ``(V*)`` is an argument: a longer ``V``, a
 ``V`` elsewhere than on the predicate (13 columns of EWT), ``C-V``, ``C-``/``R-`` roles are kept
@@ -34,7 +34,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from ..tree import unescape_word
+from ..doc.tree import unescape_word
 from ._common import (
     CorpusFormatError,
     Line,
@@ -48,8 +48,8 @@ from ._common import (
 )
 
 if TYPE_CHECKING:
-    from ..srl import FrameData
-    from ..tree import Tree
+    from ..doc.frames import FrameData
+    from ..doc.tree import Tree
 
 __all__ = [
     "ColumnSentence",
@@ -132,7 +132,7 @@ def frames_from_columns(
     line_nos: Sequence[int],
 ) -> List["FrameData"]:
     """Frames of a sentence from its predicate rows, per-word senses and argument columns."""
-    from ..srl import FrameData
+    from ..doc.frames import FrameData
 
     columns = [bracket_spans(col, path, line_nos) for col in arg_columns]
     if len(columns) != len(predicates):
@@ -158,12 +158,12 @@ def annotate_doc(
 ) -> List[Tuple["FrameData", str]]:
     """Store a one-sentence Doc's tree (its normalized spans) and frames on the Doc.
 
-    Frames that :func:`spacy_lal.srl.check_frame` rejects (e.g. a ``V`` bracket that is not on
+    Frames that :func:`spacy_lal.doc.frames.check_frame` rejects (e.g. a ``V`` bracket that is not on
     the column's predicate, arguments that overlap) are left out and returned with the reason,
     so that callers count or report them instead of losing the whole sentence.
     """
-    from ..extensions import set_frames, set_tree
-    from ..srl import check_frame
+    from ..doc.extensions import set_frames, set_tree
+    from ..doc.frames import check_frame
 
     if tree is not None:
         set_tree(doc[:], tree.to_spans())

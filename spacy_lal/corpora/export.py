@@ -50,10 +50,11 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Text
 
 from spacy.tokens import Doc, Span, Token
 
-from ..extensions import NotAConstituentError, stored_trees
-from ..srl import Frame
+from ..doc.api import NotAConstituentError
+from ..doc.extensions import stored_trees
+from ..doc.frames import Frame
 from ..tokenizer import multiword_token_spans
-from ..tree import UNTAGGED, Tree
+from ..doc.tree import UNTAGGED, Tree
 from ._common import PathLike
 from .conllu import MULTIWORD_TOKENS
 
@@ -398,7 +399,7 @@ def predicate_lemma(frame: Frame) -> str:
     """The lemma a CoNLL-2005 props file gives a frame's predicate.
 
     PropBank's lemma of the sense, the name of the frame file defining the roleset
-    (:func:`spacy_lal.propbank.frame_lemma`): ``expand.01`` -> ``expand``, ``pick_up.04`` ->
+    (:func:`spacy_lal.doc.propbank.frame_lemma`): ``expand.01`` -> ``expand``, ``pick_up.04`` ->
     ``pick``, ``like.01`` -> ``liken``, ``good.02`` -> ``better``, as the EWT skeletons and
     CoNLL-2005 write it; not the id's lemma (``pick_up``, ``like``, ``good``), which
     ``srl-eval.pl`` would take for another verb and so count every argument of the proposition
@@ -406,7 +407,7 @@ def predicate_lemma(frame: Frame) -> str:
     back on the token's lemma, then on its lowercased text.
     """
     if frame.sense:
-        from ..propbank import frame_lemma  # the inventory is read on first use, not at import
+        from ..doc.propbank import frame_lemma  # the inventory is read on first use, not at import
 
         return frame_lemma(frame.sense)
     return frame.predicate.lemma_ or frame.predicate.text.lower()

@@ -8,7 +8,7 @@ elements (token indices into the text, and the argument's text; ``start="?"`` fo
 
 Each usable example becomes one Doc of one sentence: the text (traces left out, PTB bracket
 tokens ``-LRB-`` ... and quotes ``````/``''`` written as ``(`` ... ``"``) tokenized by
-``spacy-lal.EWTTokenizer.v1``; one frame, stored with :func:`spacy_lal.extensions.set_frames`:
+``spacy-lal.EWTTokenizer.v1``; one frame, stored with :func:`spacy_lal.doc.extensions.set_frames`:
 sense = the roleset id, the predicate the rel's first token (the rel's further contiguous
 tokens a "V" argument, as the EWT corpus keeps "picked up"), the arguments as token spans; and
 ``doc.user_data[PARTIAL_SRL] = True`` (only that predicate is annotated: ``lal_srl`` trains on it
@@ -42,8 +42,8 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Doc, DocBin
 
-from ..extensions import PARTIAL_SRL, set_frames
-from ..srl import FrameData
+from ..doc.extensions import PARTIAL_SRL, set_frames
+from ..doc.frames import FrameData
 from ._common import CorpusFormatError, PathLike
 
 __all__ = ["REASONS", "ExampleStats", "held_out_source", "read_frame_examples", "write_propbank_examples"]

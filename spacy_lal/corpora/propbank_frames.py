@@ -19,7 +19,7 @@ The inventory is written as gzipped JSON (``spacy_lal/data/propbank_frames.json.
     {"format": 2, "source": ..., "lemmas": {"turn": {"turn.01": {"name": "...", "roles": {"0": "turner", ...}},
                                               ...}, "turn_off": {"turn_off.07": {..., "file": "turn"}}}}
 
-No torch, no pipeline: the runtime lookups are ``spacy_lal.propbank``.
+No torch, no pipeline: the format's reader and the run-time lookups are ``spacy_lal.doc.propbank``'s.
 """
 from __future__ import annotations
 
@@ -30,15 +30,10 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
+from ..doc.propbank import FORMAT_VERSION, Inventory, roleset_lemma
 from ._common import CorpusFormatError
 
 PathLike = Union[str, Path]
-# lemma -> roleset id -> {"name": str, "roles": {key: description}}
-Inventory = Dict[str, Dict[str, Dict[str, Any]]]
-
-# 2: rolesets keep their frame file's name ("file") where it is not their id's lemma. A version-1
-# file lacks it and would give srl-eval.pl wrong lemmas without a word, so it is refused.
-FORMAT_VERSION = 2
 # PropBank 3.4 has two frame files that are not well-formed XML, both in an <example> (check.xml:
 # a <arg> closed by </rel>; rend.xml: an unquoted src attribute). The inventory keeps no
 # examples, so the folder reader may read such a file again without them (``examples="drop"``).
@@ -52,11 +47,6 @@ def role_key(n: str, function: Optional[str]) -> str:
     if n == "m" and function:
         return f"m-{function.strip().upper()}"
     return n
-
-
-def roleset_lemma(roleset_id: str) -> str:
-    """The lemma part of a roleset id: ``pick_up.04`` -> "pick_up" (an id without a "." is its own)."""
-    return roleset_id.rpartition(".")[0] or roleset_id
 
 
 def read_frame_file(path: PathLike, *, broken_examples: str = "error") -> Inventory:
@@ -152,18 +142,6 @@ def write_inventory(inventory: Inventory, path: PathLike, source: Optional[Dict[
     with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as out:
         out.write(text.encode("utf8"))
     return path.stat().st_size
-
-
-def read_inventory(path: PathLike) -> Inventory:
-    """The inventory that :func:`write_inventory` wrote."""
-    with gzip.open(path, "rt", encoding="utf8") as file_:
-        payload = json.load(file_)
-    if payload.get("format") != FORMAT_VERSION:
-        raise ValueError(
-            f"{path}: frame inventory format {payload.get('format')!r}, expected {FORMAT_VERSION} "
-            "(rebuild it: python -m spacy_lal frames BUILD-FROM OUTPUT)"
-        )
-    return payload["lemmas"]
 
 
 def count(inventory: Inventory) -> Dict[str, int]:

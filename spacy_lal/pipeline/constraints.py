@@ -23,7 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from spacy.tokens import Doc, Span
 
 from ..logs import logger
-from ..extensions import stored_trees
+from ..doc.extensions import stored_trees
 from .units import Unit
 
 

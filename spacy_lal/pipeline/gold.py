@@ -11,7 +11,7 @@ import numpy
 from spacy.attrs import ORTH
 from spacy.training import Example
 
-from ..extensions import stored_trees
+from ..doc.extensions import stored_trees
 from .labels import EMPTY, ROOT_ONLY, chain_to_label
 from .units import Unit, sentence_ranges
 

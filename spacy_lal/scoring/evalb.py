@@ -67,7 +67,7 @@ __all__ = [
 
 
 class TreeLike(Protocol):
-    """What EVALB needs of a tree (:class:`spacy_lal.tree.Tree` provides it)."""
+    """What EVALB needs of a tree (:class:`spacy_lal.doc.tree.Tree` provides it)."""
 
     label: str
     children: Sequence["TreeLike"]
@@ -455,7 +455,7 @@ def score_tree_files(
     *,
     word_errors: str = "report",
 ) -> EvalbResult:
-    """EVALB on two bracketed files (any layout :func:`spacy_lal.tree.read_trees` reads).
+    """EVALB on two bracketed files (any layout :func:`spacy_lal.corpora.ptb.read_trees` reads).
 
     Files with different numbers of trees raise ``ValueError`` ("Number of trees differs", as
     :func:`evalb`) naming the file and line of the first tree without a partner, and the first
@@ -464,7 +464,7 @@ def score_tree_files(
     (``word_errors="report"``); with ``word_errors="raise"`` the first one raises ``ValueError``
     naming both files and lines instead, since it means that the files do not pair.
     """
-    from ..tree import read_trees_with_lines
+    from ..corpora.ptb import read_trees_with_lines
 
     if word_errors not in ("report", "raise"):
         raise ValueError(f"word_errors must be 'report' or 'raise', not {word_errors!r}")

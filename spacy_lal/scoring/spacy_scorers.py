@@ -55,7 +55,7 @@ Scorer = Callable[..., Dict[str, Any]]
 
 def _sentence_trees(doc: Doc) -> List[Tuple[int, Any]]:
     """``(first token index, tree)`` of each parsed sentence, in order."""
-    from ..extensions import stored_trees
+    from ..doc.extensions import stored_trees
 
     starts = [start for start, _, _ in stored_trees(doc)]
     trees = doc._.trees

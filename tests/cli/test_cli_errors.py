@@ -175,7 +175,7 @@ def malformed(tmp_path: Path) -> Path:
     from spacy.tokens import Doc, DocBin
     from spacy.vocab import Vocab
 
-    from spacy_lal.extensions import set_tree
+    from spacy_lal.doc.extensions import set_tree
 
     for name, text in FILES.items():
         (tmp_path / name).write_text(text, encoding="utf8")

@@ -9,7 +9,7 @@ import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from spacy_lal import propbank
+from spacy_lal.doc import propbank
 from spacy_lal.corpora import write_conll05
 from spacy_lal.corpora.conll05 import annotate_doc, read_column_sentences
 from spacy_lal.corpora.conllu import read_ud_sentences

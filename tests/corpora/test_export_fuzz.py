@@ -27,7 +27,7 @@ import spacy_lal
 from spacy_lal.corpora import export
 from spacy_lal.corpora.conllu import read_conllu
 from spacy_lal.scoring.srl_eval import parse_props
-from spacy_lal.tree import Tree
+from spacy_lal.doc.tree import Tree
 
 from odd_inputs import N_INPUTS, odd_inputs  # beside this file (pytest's rootdir-less import)
 

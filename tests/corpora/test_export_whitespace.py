@@ -9,11 +9,11 @@ from spacy.tokens import Doc
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.corpora.export import sentence_words, to_text, word_sentences
-from spacy_lal.extensions import set_tree
+from spacy_lal.doc.extensions import set_tree
 from spacy_lal.scoring.srl_eval import parse_props
-from spacy_lal.srl import FrameData
-from spacy_lal.extensions import set_frames
-from spacy_lal.tree import Tree
+from spacy_lal.doc.frames import FrameData
+from spacy_lal.doc.extensions import set_frames
+from spacy_lal.doc.tree import Tree
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.__main__ import main as cli_main
 from spacy_lal.corpora import CorpusFormatError
 from spacy_lal.corpora.propbank_examples import ExampleStats, held_out_source, read_frame_examples, write_propbank_examples
-from spacy_lal.extensions import PARTIAL_SRL
+from spacy_lal.doc.extensions import PARTIAL_SRL
 from spacy_lal.tokenizer import ewt_tokenizer
 
 GIVE = """<?xml version="1.0" encoding="UTF-8"?>

@@ -1,5 +1,5 @@
 """PropBank's frame files: the reader (corpora/propbank_frames.py), the shipped inventory and its
-lookups (spacy_lal.propbank), and the ``frames`` command."""
+lookups (spacy_lal.doc.propbank), and the ``frames`` command."""
 import gzip
 import json
 import shutil
@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from spacy_lal import propbank
+from spacy_lal.doc import propbank
 from spacy_lal.corpora import CorpusFormatError
-from spacy_lal.corpora.propbank_frames import count, read_frame_file, read_frames, read_inventory, write_inventory
+from spacy_lal.corpora.propbank_frames import count, read_frame_file, read_frames, write_inventory
+from spacy_lal.doc.propbank import read_inventory
 
 FRAMES = Path(__file__).parents[2] / ".." / "shared" / "assets" / "propbank-frames" / "frames"
 needs_frames = pytest.mark.skipif(not FRAMES.is_dir(), reason="no ../shared/assets/propbank-frames")

@@ -13,7 +13,7 @@ from spacy.tokens import Doc, Span
 
 import spacy_lal
 from spacy_lal.decode import CORE_ROLES
-from spacy_lal.extensions import NotAConstituentError
+from spacy_lal.doc.api import NotAConstituentError
 from spacy_lal.pipeline.constraints import check_constraints, constrain_units, unit_spans
 from spacy_lal.pipeline.units import Unit
 from spacy_lal.pretrained import shipped_pipelines

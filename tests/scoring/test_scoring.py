@@ -20,7 +20,7 @@ from spacy_lal.scoring.srl_eval import (
     score_srl,
 )
 from spacy_lal.scoring.ud import UDError, parse_conllu, score_ud
-from spacy_lal.tree import read_trees
+from spacy_lal.corpora.ptb import read_trees
 
 DATA = Path(__file__).parents[1] / "data" / "scoring"
 ROOT = Path(__file__).parents[2]
@@ -435,8 +435,8 @@ def test_spacy_constituency_and_srl_scorers(nlp):
     from spacy.training import Example
     from spacy.util import registry
 
-    from spacy_lal.extensions import set_frames, set_tree
-    from spacy_lal.srl import FrameData
+    from spacy_lal.doc.extensions import set_frames, set_tree
+    from spacy_lal.doc.frames import FrameData
 
     def doc_with(words, tags, spans, frames=()):
         from spacy.tokens import Doc

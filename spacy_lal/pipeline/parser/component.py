@@ -39,9 +39,9 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...logs import logger
-from ...extensions import set_trees, stored_trees
+from ...doc.extensions import set_trees, stored_trees
 from ...tokenizer import EMOJI
-from ...tree import WHITESPACE_TAG, LabelledSpan
+from ...doc.tree import WHITESPACE_TAG, LabelledSpan
 from ..clear import clear_ud, set_clear_dependencies, use_english_noun_chunks
 from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks

@@ -1,6 +1,6 @@
 """``lal_srl``: the trainable semantic role labeller (DeepAtt, Tan et al. 2018; ``model.py``).
 
-It writes one frame per predicate to ``doc._.srl`` (see ``spacy_lal.extensions.set_frames``):
+It writes one frame per predicate to ``doc._.srl`` (see ``spacy_lal.doc.extensions.set_frames``):
 the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``, ``ARGM-TMP``,
 ``C-ARG1``, ``R-ARG0``, ...; continuation and reference roles are labels of their own).
 
@@ -37,16 +37,16 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ...extensions import PARTIAL_SRL, clear_frames, set_frames
+from ...doc.extensions import PARTIAL_SRL, clear_frames, set_frames
 from ...logs import logger
-from ...srl import FrameData
+from ...doc.frames import FrameData
 from ..base import Predictions, UnitPipe, label_set, pretrained_model
 from ..constraints import source_spans, unit_spans
 from ..gold import same_tokens
 from ..units import Unit
 from ..torch_bridge import torch_module
 from .adapter import IGNORE, DecodedFrames, FrameChoices, FrameScores, SrlBatch, SrlTargets
-from .frames import bio_spans, count_senses, roleset_key, split_roleset, unit_bio
+from .targets import bio_spans, count_senses, roleset_key, split_roleset, unit_bio
 from .inventory import frame_choices, without_auxiliaries
 from .predicates import PREDICATES_GIVEN
 from .settings import LAL_SRL
@@ -225,7 +225,7 @@ class SemanticRoleLabeler(UnitPipe):
     def _lemma_senses(self, lemmas: Sequence[str]) -> numpy.ndarray:
         """(R, n_senses) bool: per gold predicate, the sense classes that form a roleset of its
         lemma in the frame files (every class for a lemma the files lack)."""
-        from ... import propbank
+        from ...doc import propbank
 
         suffix_ids = {suffix: c for c, suffix in enumerate(self.senses)}
         allowed = numpy.ones((len(lemmas), len(self.senses)), dtype=bool)
@@ -327,7 +327,7 @@ class SemanticRoleLabeler(UnitPipe):
         sense with ``frames = "propbank"``). Said once, at the first call that meets one."""
         if self._warned_no_lemmas or not self.senses:
             return
-        from ... import propbank
+        from ...doc import propbank
 
         table = self.cfg["sense_lemmas"]
         forms = [

@@ -1,5 +1,5 @@
 """The frame inventory as data for ``lal_srl`` (``frames = "propbank"``, the default): every
-sense is a roleset of PropBank 3.4's frame files (``spacy_lal.propbank``), and only the numbered
+sense is a roleset of PropBank 3.4's frame files (``spacy_lal.doc.propbank``), and only the numbered
 roles that roleset defines are predicted.
 
 Per row (unit, predicate) of a batch :func:`frame_choices` gives ``adapter.FrameChoices``:
@@ -17,12 +17,12 @@ from typing import Dict, List, Mapping, Optional, Sequence
 import numpy
 from spacy.tokens import Doc, Token
 
-from ... import propbank
+from ...doc import propbank
 from ...logs import log_once
-from ...srl import FrameData
+from ...doc.frames import FrameData
 from ..units import Unit
 from .adapter import FrameChoices, FrameScores
-from .frames import roleset_key, sense_bonus
+from .targets import roleset_key, sense_bonus
 
 # A particle's dependency label: UD's, and the "clear" scheme's (lal_parser's dependency_scheme).
 PARTICLE_DEPS = ("compound:prt", "prt")

@@ -7,8 +7,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import registry
 
-from ...extensions import set_frames
-from ...srl import FrameData
+from ...doc.extensions import set_frames
+from ...doc.frames import FrameData
 from ..gold import same_tokens
 
 # user_data key: the Doc's predicates were given (``mark_predicates``), even if there are none.

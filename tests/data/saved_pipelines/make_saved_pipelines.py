@@ -5,8 +5,8 @@
 The committed copies were written by the package before the move to one folder per component
 (issue #34), and the test loads them with the code of today: a user's pipeline saved by an
 earlier version must keep loading and parse the same. Only public API is used here (factory and
-architecture names, ``spacy_lal.extensions``), so this script runs on either layout. Do not run it
-again to make a failing test pass: a pipeline written by today's code proves nothing.
+architecture names, the Doc model's writers, found where each layout has them), so this script
+runs on any layout. Do not run it again to make a failing test pass: a pipeline written by today's code proves nothing.
 """
 import json
 import sys
@@ -17,9 +17,15 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.extensions import set_frames, set_tree
-from spacy_lal.srl import FrameData
-from spacy_lal.tree import Tree
+
+try:
+    from spacy_lal.doc.extensions import set_frames, set_tree
+    from spacy_lal.doc.frames import FrameData
+    from spacy_lal.doc.tree import Tree
+except ImportError:  # the layout before spacy_lal/doc/ (issue #53)
+    from spacy_lal.extensions import set_frames, set_tree
+    from spacy_lal.srl import FrameData
+    from spacy_lal.tree import Tree
 
 # (PTB tree, UD heads (1-based, 0 = root), UD deprels, frames)
 SENTENCES = [

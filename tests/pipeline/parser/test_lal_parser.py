@@ -9,7 +9,7 @@ from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.pipeline.gold import training_sentences
-from spacy_lal.tree import Tree
+from spacy_lal.doc.tree import Tree
 
 
 @pytest.fixture(scope="module")

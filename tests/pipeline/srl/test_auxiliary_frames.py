@@ -3,7 +3,7 @@ arguments are left out of doc._.srl by default, kept when asked for, when given 
 import pytest
 
 import spacy_lal
-from spacy_lal import propbank
+from spacy_lal.doc import propbank
 from spacy_lal.evaluation import keep_auxiliary_frames
 from spacy_lal.pipeline.srl.predicates import mark_predicates
 

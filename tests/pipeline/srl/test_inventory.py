@@ -7,9 +7,9 @@ import numpy
 import spacy
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal import propbank
+from spacy_lal.doc import propbank
 from spacy_lal.pipeline.srl.adapter import FrameScores
-from spacy_lal.pipeline.srl.frames import SENSE_PRIOR_SMOOTHING
+from spacy_lal.pipeline.srl.targets import SENSE_PRIOR_SMOOTHING
 from spacy_lal.pipeline.srl.inventory import frame_choices
 from spacy_lal.pipeline.units import Unit
 

@@ -9,11 +9,11 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.extensions import set_frames
-from spacy_lal.pipeline.srl.frames import count_senses, sense_bonus
+from spacy_lal.doc.extensions import set_frames
+from spacy_lal.pipeline.srl.targets import count_senses, sense_bonus
 from spacy_lal.pipeline.srl.predicates import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.units import Unit, piece_bounds
-from spacy_lal.srl import FrameData
+from spacy_lal.doc.frames import FrameData
 from spacy_lal.training import make_component_settings
 
 
@@ -408,7 +408,7 @@ def test_frames_is_a_runtime_setting_with_propbank_by_default(trained, tmp_path,
 
 
 def test_every_sense_is_a_propbank_roleset_and_every_numbered_role_one_it_defines(trained, srl_sentences):
-    from spacy_lal import propbank
+    from spacy_lal.doc import propbank
 
     nlp, _ = trained
     texts = [" ".join(words) for words, _ in srl_sentences] + ["Mary saw John .", "The dog left the man ."]
@@ -603,7 +603,7 @@ def test_a_sense_loss_over_the_lemmas_rolesets_trains(train_srl):
     """sense_loss = "lemma": each gold predicate's softmax runs over the classes that form rolesets
     of its lemma in the frame files (all classes for a lemma they lack); the labeller still learns
     every sense of the training sentences."""
-    from spacy_lal import propbank
+    from spacy_lal.doc import propbank
 
     nlp, examples = train_srl(sense_loss="lemma")
     srl = nlp.get_pipe("lal_srl")
@@ -625,7 +625,7 @@ def test_a_partial_doc_trains_only_its_annotated_predicate(train_srl, srl_senten
     """A Doc marked PARTIAL_SRL (a PropBank frame-file example) gives no predicate-flag target
     but at its annotated predicate (IGNORE elsewhere) and role/sense rows for that predicate
     only; the same Doc unmarked keeps its 0 flags."""
-    from spacy_lal.extensions import PARTIAL_SRL
+    from spacy_lal.doc.extensions import PARTIAL_SRL
     from spacy_lal.pipeline.srl.adapter import IGNORE
 
     nlp, _ = train_srl(n_iter=0)

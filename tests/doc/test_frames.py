@@ -1,8 +1,8 @@
 import pytest
 from spacy.tokens import Doc
 
-from spacy_lal.extensions import clear_frames, set_frames
-from spacy_lal.srl import Frame, FrameData, check_frame
+from spacy_lal.doc.extensions import clear_frames, set_frames
+from spacy_lal.doc.frames import Frame, FrameData, check_frame
 
 
 @pytest.fixture

@@ -7,11 +7,9 @@ Python's recursion limit.
 from __future__ import annotations
 
 import operator
-import os
 import re
 from itertools import zip_longest
-from pathlib import Path
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
 LabelledSpan = Tuple[int, int, Tuple[str, ...]]
 
@@ -303,51 +301,22 @@ def check_spans(
     return checked
 
 
-def read_trees(
-    path_or_text: Union[str, os.PathLike], *, tagged: bool = True, encoding: str = "utf-8"
-) -> Iterator[Tree]:
-    """Read the bracketed trees of a file (a path) or of a string, one after another.
-
-    A ``str`` whose first non-blank character is "(" (or a blank one) is the text itself; any other
-    ``str`` or path-like is a file name. Trees may span lines, and may be wrapped in an empty-label
-    bracket "( (S ...) )". Words are unescaped.
+def parse_brackets(text: str, source: str = "<string>", *, tagged: bool = True) -> Iterator[Tuple[int, Tree]]:
+    """The bracketed trees of ``text``, one after another, each with the position of its first
+    bracket in ``text``; ``source`` names the text in errors. Trees may span lines and may be
+    wrapped in an empty-label bracket "( (S ...) )"; words are unescaped.
 
     With ``tagged=True`` (the default) a word is the only child of its preterminal "(NN dog)".
     With ``tagged=False`` every word is a bare child of its phrase, "(NP John Smith)", and gets
     the placeholder tag :data:`UNTAGGED`; "(NP John)" is then NP over (XX John).
 
-    Raises TreeFormatError, naming the file and 1-based line, on malformed input.
+    Raises TreeFormatError, naming ``source`` and the 1-based line, on malformed input. Files are
+    read by :func:`spacy_lal.corpora.ptb.read_trees`.
     """
-    text, source = _text_and_source(path_or_text, encoding)  # read now: a missing file raises here
-    return _parse(text, source, tagged)
-
-
-def read_trees_with_lines(
-    path_or_text: Union[str, os.PathLike], *, tagged: bool = True, encoding: str = "utf-8"
-) -> Iterator[Tuple[int, Tree]]:
-    """:func:`read_trees`, each tree with the 1-based line its first bracket is on, so that a
-    scorer pairing the trees of two files can say where a pair is."""
-    text, source = _text_and_source(path_or_text, encoding)
-    return _with_lines(text, _parse_located(text, source, tagged))
+    return _parse_located(text, source, tagged)
 
 
 # -- internals -------------------------------------------------------------------------------
-
-
-def _text_and_source(path_or_text: Union[str, os.PathLike], encoding: str) -> Tuple[str, str]:
-    """The text to parse and the name its errors give (see :func:`read_trees`)."""
-    if isinstance(path_or_text, str) and path_or_text.lstrip()[:1] in ("(", ""):
-        return path_or_text, "<string>"
-    return Path(path_or_text).read_text(encoding=encoding), os.fspath(path_or_text)
-
-
-def _with_lines(text: str, located: Iterator[Tuple[int, Tree]]) -> Iterator[Tuple[int, Tree]]:
-    line, counted = 1, 0
-    for position, tree in located:
-        # Lines counted from the previous tree on: one pass over the text, not one per tree.
-        line += text.count("\n", counted, position)
-        counted = position
-        yield line, tree
 
 
 def _parse(text: str, source: str, tagged: bool, single: bool = False) -> Iterator[Tree]:

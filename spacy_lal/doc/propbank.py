@@ -2,7 +2,7 @@
 
 The inventory is the package data ``data/propbank_frames.json.gz``: PropBank 3.4's frame files
 (github.com/propbank/propbank-frames, CC BY-SA 4.0; ``python -m spacy_lal frames`` rebuilds it,
-``corpora/propbank_frames.py`` reads the XML), loaded once, on first use.
+``corpora/propbank_frames.py`` reads the XML and writes it), loaded once, on first use.
 
     >>> roleset("borrow.01").roles["2"]
     'loaner'
@@ -17,13 +17,20 @@ Role labels are those of the data (``ARG0``, ``ARG1-DSP``, ``ARGM-TMP``, ``C-ARG
 from __future__ import annotations
 
 import functools
+import gzip
+import json
 import re
 from pathlib import Path
-from typing import Dict, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple, Union
 
-from .corpora.propbank_frames import Inventory, read_inventory, roleset_lemma
+INVENTORY_PATH = Path(__file__).parents[1] / "data" / "propbank_frames.json.gz"
 
-INVENTORY_PATH = Path(__file__).parent / "data" / "propbank_frames.json.gz"
+# lemma -> roleset id -> {"name": str, "roles": {key: description}}
+Inventory = Dict[str, Dict[str, Dict[str, Any]]]
+
+# 2: rolesets keep their frame file's name ("file") where it is not their id's lemma. A version-1
+# file lacks it and would give srl-eval.pl wrong lemmas without a word, so it is refused.
+FORMAT_VERSION = 2
 
 # PropBank's function tags of modifier arguments (ARGM-*), as the PropBank annotation guidelines
 # (Bonial et al. 2015, sec. 1.4) and the EWT/OntoNotes data use them.
@@ -109,6 +116,23 @@ def numbered_role(label: str) -> Optional[str]:
     ("R-ARG0" -> "0", "ARG1-DSP" -> "1", "ARGA" -> "a"); None for modifiers, V and the rest."""
     match = _NUMBERED.match(base_role(label))
     return match.group(1).lower() if match else None
+
+
+def roleset_lemma(roleset_id: str) -> str:
+    """The lemma part of a roleset id: ``pick_up.04`` -> "pick_up" (an id without a "." is its own)."""
+    return roleset_id.rpartition(".")[0] or roleset_id
+
+
+def read_inventory(path: Union[str, Path]) -> Inventory:
+    """The inventory that :func:`spacy_lal.corpora.propbank_frames.write_inventory` wrote."""
+    with gzip.open(path, "rt", encoding="utf8") as file_:
+        payload = json.load(file_)
+    if payload.get("format") != FORMAT_VERSION:
+        raise ValueError(
+            f"{path}: frame inventory format {payload.get('format')!r}, expected {FORMAT_VERSION} "
+            "(rebuild it: python -m spacy_lal frames BUILD-FROM OUTPUT)"
+        )
+    return payload["lemmas"]
 
 
 @functools.lru_cache(maxsize=None)

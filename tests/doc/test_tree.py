@@ -3,14 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_lal.tree import (
-    UNTAGGED,
-    Tree,
-    TreeFormatError,
-    check_spans,
-    read_trees,
-    strip_function_tags,
-)
+from spacy_lal.doc.tree import UNTAGGED, Tree, TreeFormatError, check_spans, strip_function_tags
+from spacy_lal.corpora.ptb import read_trees
 
 # (input, canonical one-line form)
 ROUND_TRIPS = [
@@ -309,8 +303,8 @@ def test_a_word_tagged_as_spacing_keeps_its_leaf():
     leaf is UNTAGGED, and a written tree keeps the word."""
     import spacy
 
-    from spacy_lal.extensions import leaf_tag
-    from spacy_lal.tree import UNTAGGED
+    from spacy_lal.doc.api import leaf_tag
+    from spacy_lal.doc.tree import UNTAGGED
 
     doc = spacy.blank("en")("नमस्ते दुनिया ")
     doc[0].tag_, doc[1].tag_ = "NN", "_SP"

@@ -100,7 +100,7 @@ class Frame:
 
     @property
     def roleset(self) -> Optional["Roleset"]:
-        """The PropBank roleset of :attr:`sense` (``spacy_lal.propbank``), None when the sense is
+        """The PropBank roleset of :attr:`sense` (``spacy_lal.doc.propbank``), None when the sense is
         None or not in PropBank 3.4's frames."""
         from .propbank import roleset  # the inventory is read on first use, not at import
 
@@ -118,7 +118,7 @@ class Frame:
         numbered role the roleset does not define, or without a roleset. ARGM-* give the
         roleset's own description of that modifier if it lists one, else the function tag's
         meaning ("ARGM-TMP" -> "temporal", with or without a roleset); C-/R- roles describe their
-        base role (see :meth:`spacy_lal.propbank.Roleset.role_description`)."""
+        base role (see :meth:`spacy_lal.doc.propbank.Roleset.role_description`)."""
         from .propbank import FUNCTION_TAGS, base_role, numbered_role
 
         found = self.roleset

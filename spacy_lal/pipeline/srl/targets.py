@@ -9,7 +9,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from spacy.tokens import Token
 
-from ...srl import FrameData
+from ...doc.frames import FrameData
 from ..units import Unit
 
 

@@ -11,20 +11,13 @@ from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span, Token
 
 import spacy_lal
-from spacy_lal import extensions
-from spacy_lal.extensions import (
-    ExtensionConflictWarning,
-    NonConstituentException,
-    NotAConstituentError,
-    clear_trees,
-    register_extensions,
-    sentence_docs,
-    set_frames,
-    set_tree,
-    set_trees,
+from spacy_lal.doc import extensions
+from spacy_lal.doc.api import (
+    ExtensionConflictWarning, NonConstituentException, NotAConstituentError, register_extensions,
 )
-from spacy_lal.srl import FrameData
-from spacy_lal.tree import UNTAGGED, Tree
+from spacy_lal.doc.extensions import clear_trees, sentence_docs, set_frames, set_tree, set_trees
+from spacy_lal.doc.frames import FrameData
+from spacy_lal.doc.tree import UNTAGGED, Tree
 
 SENT1 = "(S (NP (NNP Mary)) (VP (VBD saw) (NP (-LRB- -LRB-) (DT the) (NN film) (-RRB- -RRB-))) (. .))"
 SENT2 = "(S (VP (VB Go)))"
@@ -314,7 +307,7 @@ def test_another_packages_attributes_are_replaced_with_one_warning(doc, monkeypa
         assert messages[1].startswith(
             "spacy_lal replaced the spaCy extension attributes Span._.labels, Token._.parent that otherparser had"
         )
-        assert doc[:7]._.labels == ("S",) and Token.get_extension("parent")[2].__module__ == "spacy_lal.extensions"
+        assert doc[:7]._.labels == ("S",) and Token.get_extension("parent")[2].__module__ == "spacy_lal.doc.api"
         # Once per package: the same package's attributes replaced again are not warned about again.
         Span.set_extension("labels", getter=other.labels, force=True)
         with warnings.catch_warnings():
@@ -353,7 +346,7 @@ def test_benepar_and_spacy_lal_in_one_process():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     ours, refused = done.stdout.splitlines()
-    assert ours.split() == ["spacy_lal.extensions", "spacy_lal.extensions"]
+    assert ours.split() == ["spacy_lal.doc.api", "spacy_lal.doc.api"]
     assert refused.startswith("[E090] Extension 'labels' already exists on Span")
     (line,) = [line for line in done.stderr.splitlines() if "ExtensionConflictWarning" in line]
     attributes = "Span._.labels, Span._.parse_string, Span._.children, Span._.parent, Span._.constituents, "
@@ -452,7 +445,10 @@ def test_pipe_with_several_processes():
 def test_import_does_not_load_heavy_modules():
     code = "import sys, spacy_lal; print(sorted(m for m in sys.modules if m.startswith('spacy_lal')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "['spacy_lal', 'spacy_lal.extensions', 'spacy_lal.srl', 'spacy_lal.tree']"
+    assert out.strip() == (
+        "['spacy_lal', 'spacy_lal.doc', 'spacy_lal.doc.api', 'spacy_lal.doc.extensions', "
+        "'spacy_lal.doc.frames', 'spacy_lal.doc.tree']"
+    )
 
 
 def test_sentence_docs_keep_their_own_values_only(nlp):

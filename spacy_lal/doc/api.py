@@ -1,21 +1,7 @@
-"""Storage of trees and SRL frames on a Doc, and the benepar-style ``._`` API over it.
+"""The read-only ``._`` attributes over stored trees and frames, and their registration.
 
-Everything is stored in token-level extension values (plain lists, dicts and strings), which
-spaCy keeps in ``doc.user_data`` under the token's character offset, so annotations survive DocBin
-(store_user_data=True), ``to_bytes``/``from_bytes``, pickling, ``Doc.from_docs`` (which shifts
-those offsets) and ``nlp.pipe(n_process=...)``:
-
-- ``token._.lal_tree`` on the first token of a parsed sentence:
-  ``{"n": number of tokens, "spans": [[start, end, [labels...]], ...]}``, offsets relative to that
-  token, pre-order, root span included. The tree covers the ``n`` tokens from that token, whatever
-  ``doc.sents`` says later. Stored values are never modified in place, only replaced.
-- ``token._.lal_frame`` on a predicate: ``{"sense": str | None, "args": [[start - p, end - p,
-  label], ...]}``, offsets relative to the predicate ``p``.
-- ``doc.user_data["lal_srl_partial"]`` (:data:`PARTIAL_SRL`): True when the frames annotate only
-  some of the Doc's predicates (``convert propbank-examples``).
-
-Read-only attributes (registered by :func:`register_extensions` on ``import spacy_lal``):
-``doc._.trees``, ``doc._.tree``, ``doc._.srl``; ``span._.labels``, ``span._.parse_string``,
+Registered by :func:`register_extensions` on ``import spacy_lal``: ``doc._.trees``,
+``doc._.tree``, ``doc._.srl``; ``span._.labels``, ``span._.parse_string``,
 ``span._.children``, ``span._.parent``, ``span._.constituents``; ``token._.labels``,
 ``token._.parse_string``, ``token._.parent`` (those of the token's one-token span). As in benepar,
 ``span._.children`` and ``span._.constituents`` are generators (``next(sent._.children)``; wrap them
@@ -24,7 +10,7 @@ a Span or None. The span and token attributes raise :class:`NotAConstituentError
 :data:`NonConstituentException`, a ValueError) for a span that is not a constituent of a stored
 tree, when the attribute is read (benepar's generators raise only when first advanced); a constituent lies within one parsed sentence, so for a doc of several sentences
 ``doc[:]`` is not one (use ``doc.sents``, or ``doc._.tree`` for one tree over all of them). POS
-tags come from ``token.tag_``; an empty tag reads as :data:`spacy_lal.tree.UNTAGGED`. Words are
+tags come from ``token.tag_``; an empty tag reads as :data:`spacy_lal.doc.tree.UNTAGGED`. Words are
 the tokens' texts. spaCy's whitespace tokens are no words of a treebank: the trees of
 ``doc._.trees`` keep them as leaves tagged ``_SP`` (word "_") so that leaves and tokens align,
 while ``parse_string`` and ``children`` leave them out.
@@ -34,22 +20,15 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
-from spacy.attrs import IDX
 from spacy.tokens import Doc, Span, Token
 
-from .srl import Frame, FrameData, check_frame
-from .tree import UNTAGGED, WHITESPACE_TAG, LabelledSpan, Tree, check_spans
+from .extensions import FRAME_ATTR, TREE_ATTR, describe_span, stored_values, tree_before
+from .frames import Frame, FrameData
+from .tree import UNTAGGED, WHITESPACE_TAG, LabelledSpan, Tree
 
 _WHITESPACE = re.compile(r"\s")
-
-TREE_ATTR = "lal_tree"
-FRAME_ATTR = "lal_frame"
-# doc.user_data[PARTIAL_SRL] = True: the Doc's frames annotate only some of its predicates (a
-# PropBank frame-file example: one predicate), so lal_srl learns nothing about the others
-# (neither that they are predicates nor that they are not). Absent or False: every predicate is.
-PARTIAL_SRL = "lal_srl_partial"
 
 
 class NotAConstituentError(ValueError):
@@ -61,81 +40,6 @@ class NotAConstituentError(ValueError):
 
 #: benepar's name for :class:`NotAConstituentError` (the same class).
 NonConstituentException = NotAConstituentError
-
-
-# -- setting ---------------------------------------------------------------------------------
-
-
-def set_tree(sent: Span, spans: Iterable[Tuple[int, int, Sequence[str]]], root_label: str = "S") -> None:
-    """Store the tree of ``sent`` given by labelled spans relative to ``sent`` (as
-    :meth:`Tree.to_spans` gives them; a root labelled ``root_label`` is added if missing).
-
-    Any stored tree overlapping ``sent`` is removed first, so a parser that sets the tree of every
-    sentence also removes the trees of sentences that have since been split or merged. Raises
-    ValueError for spans outside ``sent``, crossing spans or bad labels.
-    """
-    canonical = check_spans(len(sent), spans, root_label)
-    doc = sent.doc
-    for first, value in _stored(doc, TREE_ATTR).items():
-        if first < sent.end and first + value["n"] > sent.start:
-            doc[first]._.set(TREE_ATTR, None)
-    _store_tree(sent, canonical)
-
-
-def set_trees(doc: Doc, trees: Iterable[Tuple[Span, Iterable[Tuple[int, int, Sequence[str]]]]],
-              root_label: str = "S") -> None:
-    """Replace every stored tree of ``doc`` with these ``(sentence, spans)`` trees, each as in
-    :func:`set_tree`; the sentences must not overlap. What a parser does for a whole Doc, without
-    looking for overlapping trees one sentence at a time. Raises ValueError."""
-    checked = sorted(((sent, check_spans(len(sent), spans, root_label)) for sent, spans in trees),
-                     key=lambda tree: tree[0].start)
-    for (before, _), (after, _) in zip(checked, checked[1:]):
-        if after.start < before.end:
-            raise ValueError(f"trees of overlapping sentences: {_describe(before)} and {_describe(after)}")
-    clear_trees(doc)
-    for sent, canonical in checked:
-        _store_tree(sent, canonical)
-
-
-def _store_tree(sent: Span, canonical: List[LabelledSpan]) -> None:
-    value = {"n": len(sent), "spans": [[start, end, list(labels)] for start, end, labels in canonical]}
-    sent[0]._.set(TREE_ATTR, value)
-
-
-def clear_trees(doc: Doc) -> None:
-    """Remove every stored tree of ``doc``."""
-    _clear(doc, TREE_ATTR)
-
-
-def stored_trees(doc: Doc) -> Iterator[Tuple[int, int, List[Tuple[int, int, Tuple[str, ...]]]]]:
-    """Each tree stored on ``doc``, in order, as ``(first token, number of tokens, labelled
-    spans relative to that token)``: the storage format read back as it was written."""
-    for first, value in _stored(doc, TREE_ATTR).items():
-        spans = [(int(s), int(e), tuple(labels)) for s, e, labels in value["spans"]]
-        yield first, int(value["n"]), spans
-
-
-def set_frames(doc: Doc, frames: Iterable[FrameData]) -> None:
-    """Replace the frames stored on ``doc`` with ``frames`` (at most one per predicate token).
-
-    Each frame is validated with :func:`spacy_lal.srl.check_frame`; raises ValueError.
-    """
-    values: Dict[int, dict] = {}
-    for frame in frames:
-        frame = check_frame(doc, frame)
-        p = frame.predicate
-        if p in values:
-            raise ValueError(f"two frames for predicate {p} ({doc[p].text!r})")
-        args = [[start - p, end - p, label] for start, end, label in frame.arguments]
-        values[p] = {"sense": frame.sense, "args": args}
-    clear_frames(doc)
-    for p, value in values.items():
-        doc[p]._.set(FRAME_ATTR, value)
-
-
-def clear_frames(doc: Doc) -> None:
-    """Remove every stored frame of ``doc``."""
-    _clear(doc, FRAME_ATTR)
 
 
 # -- registration ----------------------------------------------------------------------------
@@ -231,7 +135,7 @@ def _get_tree(doc: Doc) -> Optional[Tree]:
 def _get_frames(doc: Doc) -> List[Frame]:
     """``doc._.srl``: the stored frames in predicate order."""
     frames = []
-    for p, value in _stored(doc, FRAME_ATTR).items():
+    for p, value in stored_values(doc, FRAME_ATTR).items():
         arguments = tuple((p + start, p + end, label) for start, end, label in value["args"])
         frames.append(Frame(doc, FrameData(p, value["sense"], arguments)))
     return frames
@@ -245,7 +149,7 @@ def _get_labels(span: Span) -> Tuple[str, ...]:
 
 def leaf_tag(token: Token) -> str:
     """The POS tag of ``token``'s leaf: ``_SP`` for whitespace tokens, else ``token.tag_`` (or
-    :data:`~spacy_lal.tree.UNTAGGED`). A word a tagger tagged ``_SP`` (it happens on scripts it
+    :data:`~spacy_lal.doc.tree.UNTAGGED`). A word a tagger tagged ``_SP`` (it happens on scripts it
     never saw) is a word: its leaf is UNTAGGED, as ``_SP`` leaves are spacing, left out of
     written trees."""
     if token.is_space:
@@ -348,15 +252,15 @@ class _Region:
     @classmethod
     def of(cls, span: Span) -> _Region:
         """The region containing ``span``; NotAConstituentError if there is none."""
-        found = _tree_before(span.doc, span.start, inclusive=True)
+        found = tree_before(span.doc, span.start, inclusive=True)
         if found is None or found[0] + found[1]["n"] <= span.start:
             raise NotAConstituentError(
-                f"{_describe(span)} is not a constituent: no parse tree is stored for its sentence"
+                f"{describe_span(span)} is not a constituent: no parse tree is stored for its sentence"
             )
         region = cls(span.doc, *found)
         if span.end > region.end:
             raise NotAConstituentError(
-                f"{_describe(span)} is not a constituent: it crosses the end of the parsed sentence "
+                f"{describe_span(span)} is not a constituent: it crosses the end of the parsed sentence "
                 f"(tokens {region.start}..{region.end})"
             )
         return region
@@ -375,7 +279,7 @@ class _Region:
         if end - start == 1:
             return ()
         raise NotAConstituentError(
-            f"{_describe(self.doc[start:end])} is not a constituent of the parse of tokens "
+            f"{describe_span(self.doc[start:end])} is not a constituent of the parse of tokens "
             f"{self.start}..{self.end}"
         )
 
@@ -412,74 +316,7 @@ class _Region:
 
 def _regions(doc: Doc) -> List[_Region]:
     regions: List[_Region] = []
-    for first, value in _stored(doc, TREE_ATTR).items():
+    for first, value in stored_values(doc, TREE_ATTR).items():
         if not regions or first >= regions[-1].end:
             regions.append(_Region(doc, first, value))
     return regions
-
-
-def _tree_before(doc: Doc, i: int, inclusive: bool = False) -> Optional[Tuple[int, dict]]:
-    """The nearest stored tree starting before token ``i`` (or at it, if ``inclusive``)."""
-    # Back from i to the nearest tree's first token (the start of i's sentence when it is
-    # parsed): the span API calls this for every span it is asked about, so it must not scan the
-    # whole Doc. The key is the one spaCy stores token extensions under (see _token_keys).
-    data = doc.user_data
-    for j in range(i if inclusive else i - 1, -1, -1):
-        value = data.get(("._.", TREE_ATTR, doc[j].idx, None))
-        if value is not None:
-            return j, value
-    return None
-
-
-def sentence_docs(doc: Doc) -> List[Doc]:
-    """Each sentence of ``doc`` as a Doc of its own, with the extension values of its own tokens
-    (and the Doc's own ones). ``Span.as_doc(copy_user_data=True)`` copies every value of the
-    whole Doc into each sentence, which costs time and memory quadratic in the Doc's length: a
-    silver document of 800 words cut into 40 sentences made 14 million copies."""
-    data = doc.user_data
-    by_offset: Dict[int, List[Tuple[Any, Any]]] = {}
-    doc_level = {}
-    for key, value in data.items():
-        if isinstance(key, tuple) and len(key) == 4 and key[0] == "._." and isinstance(key[2], int):
-            by_offset.setdefault(key[2], []).append((key, value))
-        else:
-            doc_level[key] = value
-    sentences = []
-    for sent in doc.sents:
-        sentence = sent.as_doc(copy_user_data=False)
-        sentence.user_data.update(doc_level)
-        shift = sent.start_char
-        for token in sent:
-            for (kind, name, start, end), value in by_offset.get(token.idx, ()):
-                sentence.user_data[(kind, name, start - shift, None if end is None else end - shift)] = value
-        sentences.append(sentence)
-    return sentences
-
-
-def _token_keys(doc: Doc, attr: str) -> List[Tuple[str, str, int, None]]:
-    """The ``doc.user_data`` keys of the token extension ``attr``. spaCy keeps the value of a
-    token's extension under ``("._.", attr, token.idx, None)`` (the format that ``DocBin`` and
-    ``Doc.from_docs`` read); looking at these keys, rather than at ``token._`` of every token (an
-    object built per call), makes reading and clearing cost nothing on Docs without them."""
-    return [key for key in doc.user_data
-            if isinstance(key, tuple) and len(key) == 4 and key[0] == "._." and key[1] == attr
-            and isinstance(key[2], int) and key[3] is None]
-
-
-def _stored(doc: Doc, attr: str) -> Dict[int, Any]:
-    """Token index -> value, in token order, of every token whose extension ``attr`` is not None."""
-    data = doc.user_data
-    by_offset = {key[2]: data[key] for key in _token_keys(doc, attr) if data[key] is not None}
-    if not by_offset:
-        return {}
-    offsets = doc.to_array(IDX).tolist()
-    return {i: by_offset[offset] for i, offset in enumerate(offsets) if offset in by_offset}
-
-
-def _clear(doc: Doc, attr: str) -> None:
-    for key in _token_keys(doc, attr):
-        del doc.user_data[key]
-
-
-def _describe(span: Span) -> str:
-    return f"span {span.text!r} (tokens {span.start}..{span.end})"
