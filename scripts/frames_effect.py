@@ -7,7 +7,7 @@ from spacy.training import Example
 import spacy_lal
 from spacy_lal.doc import propbank
 from spacy_lal.evaluation import gold_inputs
-from spacy_lal.pipeline.srl.predicates import mark_predicates
+from spacy_lal.pipeline.srl.predicate_marking import mark_predicates
 from spacy_lal.pipeline.srl.scoring import make_srl_full_scorer
 
 nlp = spacy.load(sys.argv[1])

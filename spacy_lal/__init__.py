@@ -20,7 +20,7 @@ def __getattr__(name: str) -> Any:
 
         return parse_with_constraints
     if name == "mark_predicates":
-        from .pipeline.srl.predicates import mark_predicates
+        from .pipeline.srl.predicate_marking import mark_predicates
 
         return mark_predicates
     if name == "quantize":

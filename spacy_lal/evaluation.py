@@ -21,14 +21,14 @@ from spacy.vocab import Vocab
 from .corpora.documents import read_raw_documents
 from .corpora.export import write_conllu
 from .doc.extensions import set_tree, stored_trees
-from .pipeline.srl.predicates import mark_predicates
+from .doc.tree import Tree
+from .pipeline.srl.predicate_marking import mark_predicates
 from .pipeline.srl.scoring import make_srl_full_scorer
 from .scoring.evalb import COLLINS, EvalbResult, bracketing_from_tree, score_sentence
 from .scoring.spacy_scorers import doc_propositions, score_constituency, score_dependencies
 from .scoring.srl_eval import SrlResult
 from .scoring.srl_eval import score_sentence as score_srl_sentence
 from .scoring.ud import score_conllu_files
-from .doc.tree import Tree
 
 # The span group of ``proper_noun_phrases`` when they are given as lal_parser constraints.
 GOLD_NP_KEY = "gold_np_propn"

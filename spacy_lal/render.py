@@ -23,8 +23,8 @@ import uuid
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from .svg import escape, text_width
 from .doc.tree import Tree
+from .svg import escape, text_width
 
 if TYPE_CHECKING:
     # For annotations only: IPython is not a dependency, and spaCy is imported when needed.

@@ -29,9 +29,9 @@ from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 import spacy_lal
-from spacy_lal.doc import propbank
 from spacy_lal.behaviour import BehaviourReport, CheckResult, check_problem, evaluate, read_sentences
 from spacy_lal.decode import CORE_ROLES
+from spacy_lal.doc import propbank
 from spacy_lal.doc.api import NotAConstituentError
 from spacy_lal.doc.extensions import set_frames, set_tree
 from spacy_lal.doc.frames import FrameData

@@ -16,8 +16,8 @@ import pytest
 
 import spacy_lal
 from spacy_lal import behaviour
-from spacy_lal.doc import propbank
 from spacy_lal.behaviour import SETS, read_sentences, read_set, set_path
+from spacy_lal.doc import propbank
 
 CONSTRUCTIONS = ["noun_or_verb", "verb_attachment", "phrasal_stranded", "role_numbers", "whose_relative",
                  "roles_on_tree"]

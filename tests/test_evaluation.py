@@ -15,10 +15,10 @@ from spacy.tokens import Doc, DocBin
 
 from spacy_lal.corpora import read_conllu, read_raw_documents, read_ud_documents
 from spacy_lal.corpora.documents import RAW_TEXT_LAYOUTS
-from spacy_lal.evaluation import evaluate_raw_text
 from spacy_lal.doc.extensions import set_frames, set_tree
 from spacy_lal.doc.frames import FrameData
 from spacy_lal.doc.tree import Tree
+from spacy_lal.evaluation import evaluate_raw_text
 
 SAMPLE = Path(__file__).parent / "data" / "corpora" / "sample.conllu"
 

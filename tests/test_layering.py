@@ -57,10 +57,55 @@ def violations(folder: str, forbidden):
         ("doc", ["torch", "thinc", "spacy_lal.nn", "spacy_lal.decode", "spacy_lal.pipeline", "spacy_lal.corpora",
                  "spacy_lal.scoring", "spacy_lal.cli", "spacy_lal.interpret", "spacy_lal.corpus_parse",
                  "spacy_lal.evaluation", "spacy_lal.pretrained", "spacy_lal.readers", "spacy_lal.render"]),
+        ("interpret", ["spacy_lal.cli", "spacy_lal.corpus_parse", "spacy_lal.evaluation"]),
+        ("corpus_parse", ["spacy_lal.cli", "spacy_lal.interpret", "spacy_lal.evaluation"]),
     ],
 )
 def test_imports_run_downwards(folder, forbidden):
     assert violations(folder, forbidden) == []
+
+
+# The command line sits on top of everything; the shipped pipelines' folder holds no code.
+TOP_FOLDERS = {"cli", "pipelines", "data", "__pycache__"}
+
+
+def test_every_folder_has_its_rule():
+    """A new folder gets a row in test_imports_run_downwards (or is named top here)."""
+    ruled = {row[0] for row in test_imports_run_downwards.pytestmark[0].args[1]}
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir()}
+    assert folders - ruled - TOP_FOLDERS == set()
+
+
+def test_the_pipeline_lookup_imports_no_pipeline_machinery():
+    """``pretrained.py`` (which pipelines ship, where they are) is what pipeline/ builds on
+    (``pipeline/layers/pretrained_model.py`` loads from it), so it must not import pipeline/ back."""
+    found = [f"{module}:{line}" for module, line in imported_modules(PACKAGE / "pretrained.py")
+             if module.startswith("spacy_lal.pipeline")]
+    assert found == []
+
+
+# Each component family's folder has the same four roles (spacy-experimental's layout), and each
+# command's module is named after its command: every other module name is used once.
+FAMILY_MODULES = {"component.py", "model.py", "adapter.py", "settings.py"}
+
+
+def test_one_name_per_file():
+    seen = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if path.name == "__init__.py" or path.name in FAMILY_MODULES or rel.parts[0] == "cli":
+            continue
+        seen.setdefault(path.name, []).append(str(rel))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
+@pytest.mark.parametrize("folder, limit", [("", 450), ("pipeline", 400)])
+def test_files_stay_small(folder, limit):
+    """Every module under 450 lines, every pipeline/ module under 400: past that a file holds
+    more than one thing (issue #53)."""
+    long = {str(p.relative_to(PACKAGE)): n for p in sorted((PACKAGE / folder).rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf8").splitlines())) >= limit}
+    assert long == {}
 
 
 def test_no_library_module_imports_the_command_line_or_the_project_scripts():

@@ -264,7 +264,7 @@ def test_pretrained_models_bring_their_static_vectors(tmp_path):
     import numpy
     from spacy.vocab import Vocab
 
-    from spacy_lal.pretrained import share_vectors
+    from spacy_lal.pipeline.layers.pretrained_model import share_vectors
 
     source = spacy.blank("en")
     source.vocab.set_vector("dog", numpy.arange(4, dtype="float32"))

@@ -14,9 +14,9 @@ import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.__main__ import main as cli
 from spacy_lal.doc.api import NotAConstituentError
 from spacy_lal.doc.extensions import set_tree
+from spacy_lal.doc.tree import Tree
 from spacy_lal.render import DEFAULT_OPTIONS, render, render_tree
 from spacy_lal.svg import text_width
-from spacy_lal.doc.tree import Tree
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 CAT = "(S (NP (DT The) (NN cat)) (VP (VBD sat)))"

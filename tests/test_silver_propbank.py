@@ -10,8 +10,8 @@ from spacy.tokens import Doc, DocBin
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.doc.extensions import PARTIAL_SRL, set_frames
-from spacy_lal.pretrained import shipped_pipelines
 from spacy_lal.doc.frames import FrameData
+from spacy_lal.pretrained import shipped_pipelines
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -92,7 +92,7 @@ def main(args: argparse.Namespace) -> int:
             if doc.text.strip():
                 print(format_doc(doc))
     elif args.format == "json":
-        from ..corpora.export import doc_to_json, json_line
+        from ..corpora.parse_output import doc_to_json, json_line
 
         for doc in docs:
             print(json_line(doc_to_json(doc)))
@@ -186,7 +186,8 @@ def _sentence_format(docs: List[Any], fmt: str, records: bool) -> str:
     """What ``export`` writes for ``docs`` in ``fmt`` (ptb, conllu, conll05), one record per Doc
     when ``records``: CoNLL-U ids naming the line, an empty line for a Doc without sentences in
     the PTB and props output (see the module docstring)."""
-    from ..corpora.export import to_text, word_sentences
+    from ..corpora.export import word_sentences
+    from ..corpora.parse_output import to_text
 
     if not records:
         return to_text(docs, fmt)
@@ -224,7 +225,8 @@ def format_tree(tree: Any, indent: int = 0) -> str:
 
 
 def format_doc(doc: Any) -> str:
-    from ..corpora.export import sentence_tree, sentence_words, word_sentences
+    from ..corpora.export import sentence_words, word_sentences
+    from ..corpora.parse_output import sentence_tree
 
     blocks = []
     frames = doc._.srl

@@ -65,8 +65,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..scoring import SrlFormatError, UDError
     from ..doc.tree import TreeFormatError
+    from ..scoring import SrlFormatError, UDError
 
     try:
         if args.kind == "trees":

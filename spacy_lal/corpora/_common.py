@@ -11,7 +11,8 @@ Two column formats use the same start-end bracket notation, one cell per token:
 
 A cell is ``(LABEL`` zero or more times, then ``*``, then ``)`` zero or more times
 (CoNLL-2004 files may repeat the label before a ``)``: ``*ARG0)``; that label is ignored).
-:func:`bracket_spans` and :func:`tree_from_parse_bits` are the two readings of such a column.
+:func:`bracket_spans` and :func:`tree_from_parse_bits` are the two readings of such a column;
+:func:`bio_to_cells` writes a frame's argument column.
 """
 from __future__ import annotations
 
@@ -169,6 +170,23 @@ def bracket_spans(
             path, line_nos[-1], f"expected ')' to close '({spans[k][2]}' opened on line {line_nos[start]}"
         )
     return spans
+
+
+def bio_to_cells(tags: Sequence[str]) -> List[str]:
+    """BIO tags of one frame -> start-end bracket cells (what :func:`bracket_spans` reads back) (``B-ARG0 I-ARG0`` -> ``(ARG0*``, ``*)``)."""
+    spans: List[Tuple[int, int, str]] = []
+    for i, tag in enumerate(tags):
+        if tag.startswith("B-"):
+            spans.append((i, i + 1, tag[2:]))
+        elif tag.startswith("I-") and spans and spans[-1][1] == i and spans[-1][2] == tag[2:]:
+            spans[-1] = (spans[-1][0], i + 1, spans[-1][2])
+        elif tag != "O":
+            raise ValueError(f"bad BIO tag {tag!r} at position {i}")
+    cells = ["*"] * len(tags)
+    for start, end, label in spans:
+        cells[start] = f"({label}" + cells[start]
+        cells[end - 1] = cells[end - 1] + ")"
+    return cells
 
 
 def tree_from_parse_bits(

@@ -1,4 +1,5 @@
-r"""Write Docs (gold or predicted) in the formats of the official scorers.
+r"""Write Docs (gold or predicted) in the formats of the official scorers (what ``parse`` and
+``parse-corpus`` print is ``parse_output.py``'s).
 
 - :func:`write_ptb`: one tree per line for EVALB, from the stored trees (``sent._.parse_string``);
   words escaped, no TOP wrapper.
@@ -42,35 +43,24 @@ written ``_``.
 from __future__ import annotations
 
 import re
-import tempfile
 import unicodedata
 import warnings
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, TextIO, Tuple
 
 from spacy.tokens import Doc, Span, Token
 
 from ..doc.api import NotAConstituentError
 from ..doc.extensions import stored_trees
 from ..doc.frames import Frame
-from ..tokenizer import multiword_token_spans
 from ..doc.tree import UNTAGGED, Tree
-from ._common import PathLike
+from ..tokenizer import multiword_token_spans
+from ._common import PathLike, bio_to_cells
 from .conllu import MULTIWORD_TOKENS
 
 __all__ = [
-    "FORMATS",
-    "bio_to_cells",
-    "json_line",
-    "multiword_ranges",
-    "predicate_lemma",
-    "sentence_words",
-    "sentences",
-    "to_text",
-    "word_sentences",
-    "write_conll05",
-    "write_conllu",
-    "write_ptb",
+    "FORMATS", "multiword_ranges", "predicate_lemma", "sentence_words", "sentences",
+    "word_sentences", "write_conll05", "write_conllu", "write_ptb",
 ]
 
 FORMATS = ("ptb", "conllu", "conll05")
@@ -413,32 +403,6 @@ def predicate_lemma(frame: Frame) -> str:
     return frame.predicate.lemma_ or frame.predicate.text.lower()
 
 
-def to_text(docs: Iterable[Doc], fmt: str) -> str:
-    """What the writer of ``fmt`` ("ptb", "conllu" or "conll05" props) writes for ``docs``, as a string."""
-    writer = {"ptb": write_ptb, "conllu": write_conllu, "conll05": write_conll05}[fmt]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"out.{fmt}"
-        writer(docs, path)
-        return path.read_text(encoding="utf8")
-
-
-def bio_to_cells(tags: Sequence[str]) -> List[str]:
-    """BIO tags of one frame -> start-end bracket cells (``B-ARG0 I-ARG0`` -> ``(ARG0*``, ``*)``)."""
-    spans: List[Tuple[int, int, str]] = []
-    for i, tag in enumerate(tags):
-        if tag.startswith("B-"):
-            spans.append((i, i + 1, tag[2:]))
-        elif tag.startswith("I-") and spans and spans[-1][1] == i and spans[-1][2] == tag[2:]:
-            spans[-1] = (spans[-1][0], i + 1, spans[-1][2])
-        elif tag != "O":
-            raise ValueError(f"bad BIO tag {tag!r} at position {i}")
-    cells = ["*"] * len(tags)
-    for start, end, label in spans:
-        cells[start] = f"({label}" + cells[start]
-        cells[end - 1] = cells[end - 1] + ")"
-    return cells
-
-
 def _form(text: str) -> str:
     """A FORM or LEMMA as CoNLL-U holds it (UD's validator, level 1): NFC, unpaired surrogates
     as "?" (U+FFFD is refused as a sign of a decoding error), each whitespace run as one space,
@@ -474,58 +438,3 @@ class _Null:
 
     def write(self, text: str) -> int:
         return len(text)
-
-
-def sentence_tree(sent: Any) -> Optional[Tree]:
-    """The tree of ``sent``, or None when it has none (not a constituent)."""
-    try:
-        return Tree.from_string(sent._.parse_string)
-    except NotAConstituentError:
-        return None
-
-
-def doc_to_json(doc: Any) -> Dict[str, Any]:
-    """A parsed Doc as one JSON object: its text, sentences with their trees, tokens with their
-    lemma, PTB tag, UPOS, morphology and dependency, and frames (``parse --format json``, ``parse-corpus``'s records)."""
-    out: Dict[str, Any] = {"text": doc.text, "sentences": []}
-    for sent in sentences(doc):
-        tree = sentence_tree(sent)
-        out["sentences"].append(
-            {
-                "start": sent.start,
-                "end": sent.end,
-                "tree": None if tree is None else tree.to_string(),
-            }
-        )
-    out["tokens"] = [
-        {"i": t.i, "text": t.text, "lemma": t.lemma_, "tag": t.tag_, "pos": t.pos_, "morph": str(t.morph),
-         "head": t.head.i, "dep": t.dep_}
-        for t in doc
-    ]
-    out["frames"] = [
-        {
-            "predicate": frame.predicate.i,
-            "sense": frame.sense,
-            "arguments": [
-                {"start": arg.start, "end": arg.end, "label": arg.label_, "text": arg.text}
-                for arg in frame.arguments
-            ],
-            "text": str(frame),
-        }
-        for frame in doc._.srl
-    ]
-    return out
-
-
-# Characters that str.splitlines (and so many JSON-lines readers) takes as line ends but
-# json.dumps(ensure_ascii=False) writes as they are.
-_LINE_BREAKS_IN_JSON = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def json_line(value: Any) -> str:
-    """``value`` as one line of JSON (non-ASCII characters as they are, but the line
-    separators U+0085, U+2028 and U+2029 escaped, so that no reader splits the record)."""
-    import json
-
-    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS_IN_JSON)
-

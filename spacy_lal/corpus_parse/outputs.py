@@ -6,7 +6,7 @@ pieces of a shard in input order and writes them. Every document keeps its input
 - ``spacy``: a DocBin (``store_user_data=True``); ``doc.user_data["id"]``, and ``["meta"]`` for
   JSONL metadata.
 - ``jsonl``: one object a line, ``{"id", "meta", "text", "sentences", "tokens", "frames"}``
-  (the ``parse --format json`` object of :func:`spacy_lal.corpora.export.doc_to_json`).
+  (the ``parse --format json`` object of :func:`spacy_lal.corpora.parse_output.doc_to_json`).
 - ``conllu``: ``# newdoc id`` and ``# sent_id`` from the id (``<id>-<k>`` for the k-th sentence)
   unless the Doc already had them (DocBin input).
 - ``ptb`` (one tree a line) and ``conll05`` (props): formats without room for ids, so each shard
@@ -38,14 +38,15 @@ def format_docs(docs: Sequence[Any], fmt: str) -> Dict[str, Payload]:
 
         return {"data": DocBin(store_user_data=True, docs=docs).to_bytes()}
     if fmt == "jsonl":
-        from ..corpora.export import doc_to_json, json_line
+        from ..corpora.parse_output import doc_to_json, json_line
 
         lines = [
             json_line({"id": doc.user_data[ID_KEY], "meta": doc.user_data.get(META_KEY, {}), **doc_to_json(doc)})
             for doc in docs
         ]
         return {"data": "".join(line + "\n" for line in lines)}
-    from ..corpora.export import to_text, word_sentences
+    from ..corpora.export import word_sentences
+    from ..corpora.parse_output import to_text
 
     if fmt == "conllu":
         for doc in docs:

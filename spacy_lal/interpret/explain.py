@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 
 import numpy
 
-from ..pipeline.labels import CHAIN_SEP, chain_of_id
+from ..pipeline.parser.charts import CHAIN_SEP, chain_of_id
 from ..pipeline.units import Unit
 
 if TYPE_CHECKING:

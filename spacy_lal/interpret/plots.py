@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 import numpy
 
-from ..pipeline.labels import CHAIN_SEP
+from ..pipeline.parser.charts import CHAIN_SEP
 from ..render import DEFAULT_OPTIONS
 from ..svg import escape, text_width
 from .explain import SentenceExplanation, SpanContribution, _ranking

@@ -21,13 +21,13 @@ from spacy.vocab import Vocab
 from thinc.api import Config, Model, Optimizer, set_dropout_rate
 
 from ..logs import logger
-from ..pretrained import DEFAULT_PIPELINE, PRETRAINED_ATTR, adopt_pretrained
+from ..pretrained import DEFAULT_PIPELINE
 from .gold import training_sentences
 from .layers.gemm import set_int8
+from .layers.pretrained_model import PRETRAINED_ATTR, adopt_pretrained
 from .settings import Settings
 from .torch_bridge import torch_module
 from .units import Unit, make_units
-
 
 DEFAULT_TOK2VEC = """
 [tok2vec]
@@ -50,7 +50,7 @@ maxout_pieces = 3
 
 
 def pretrained_model(component: str) -> Dict[str, str]:
-    """A factory's default ``model``: the shipped English ``component`` (``pretrained.py``), so
+    """A factory's default ``model``: the shipped English ``component`` (``layers/pretrained_model.py``), so
     ``nlp.add_pipe(component)`` starts from trained weights, as benepar users expect."""
     return {"@architectures": "spacy-lal.Pretrained.v1", "pipeline": DEFAULT_PIPELINE, "component": component}
 

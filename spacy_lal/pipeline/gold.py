@@ -1,9 +1,8 @@
-"""Gold targets for one unit (sentence) of a training Example.
+"""Gold targets for one unit (sentence) of a training Example, shared by the components: which
+sentences to train on, and dependency targets (lal_parser, lal_spa_parser). The constituency
+parser's gold charts are ``parser/charts.py``'s.
 
-Trees are used only where the predicted tokens are the gold tokens (the case for corpora made
-by ``python -m spacy_lal convert`` read with ``gold_preproc`` or with words from the treebank):
-a span of gold tokens has no exact counterpart in other tokens. Dependencies go through spaCy's
-alignment, so they still train where the tokenizations differ.
+Dependencies go through spaCy's alignment, so they still train where the tokenizations differ.
 """
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -11,8 +10,6 @@ import numpy
 from spacy.attrs import ORTH
 from spacy.training import Example
 
-from ..doc.extensions import stored_trees
-from .labels import EMPTY, ROOT_ONLY, chain_to_label
 from .units import Unit, sentence_ranges
 
 def same_tokens(example: Example) -> bool:
@@ -28,35 +25,6 @@ def training_sentences(example: Example) -> List[range]:
     if same_tokens(example) and example.reference.has_annotation("SENT_START"):
         return sentence_ranges(example.reference)
     return sentence_ranges(example.predicted)
-
-
-def gold_trees_by_start(example: Example) -> Dict[int, Tuple[int, list]]:
-    """Gold trees keyed by their first token in the *predicted* Doc (empty if tokens differ)."""
-    if not same_tokens(example):
-        return {}
-    return {start: (n, spans) for start, n, spans in stored_trees(example.y)}
-
-
-def tree_target(
-    unit: Unit, trees: Dict[int, Tuple[int, list]], label_ids: Dict[str, int]
-) -> Tuple[Optional[numpy.ndarray], int]:
-    """The gold label chart of ``unit`` ((n+1, n+1) int32, 0 = no constituent) and the number of
-    gold spans whose label is unknown (scored as empty). None if the unit has no usable tree."""
-    gold = trees.get(unit.start)
-    n = len(unit)
-    if gold is None or gold[0] != n or unit.end - unit.start != n:
-        return None, 0
-    chart = numpy.zeros((n + 1, n + 1), dtype="int32")
-    unknown = 0
-    for start, end, labels in gold[1]:
-        label = label_ids.get(chain_to_label(labels))
-        if label is None:
-            unknown += 1
-        else:
-            chart[start, end] = label
-    if chart[0, n] == EMPTY:
-        chart[0, n] = label_ids.get(ROOT_ONLY, EMPTY)
-    return chart, unknown
 
 
 def dependency_target(

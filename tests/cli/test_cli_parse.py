@@ -21,9 +21,9 @@ from spacy_lal.__main__ import main as cli
 from spacy_lal.cli.parse import FORMATS
 from spacy_lal.corpora.conll05 import read_conll05
 from spacy_lal.corpora.conllu import read_conllu
-from spacy_lal.pretrained import shipped_pipelines
-from spacy_lal.doc.tree import Tree
 from spacy_lal.corpora.ptb import read_trees
+from spacy_lal.doc.tree import Tree
+from spacy_lal.pretrained import shipped_pipelines
 
 # Training sentences of the parser (CAT, DOGS) and of the role labeller (MARY): their gold
 # annotation comes from the fixtures below.

@@ -9,11 +9,11 @@ import spacy
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from spacy_lal.doc import propbank
 from spacy_lal.corpora import write_conll05
 from spacy_lal.corpora.conll05 import annotate_doc, read_column_sentences
 from spacy_lal.corpora.conllu import read_ud_sentences
 from spacy_lal.corpora.ewt import SKELETON_GLOB, align_sentences, find_skeletons, join_ewt_split
+from spacy_lal.doc import propbank
 from spacy_lal.scoring.srl_eval import score_props_files
 
 ASSETS = Path(__file__).parents[2] / ".." / "shared" / "assets"

@@ -10,7 +10,8 @@ from spacy.tokens import Doc, DocBin
 
 from spacy_lal.corpora import read_conllu, read_conllx, write_conllu
 from spacy_lal.corpora._common import CorpusFormatError
-from spacy_lal.corpora.export import multiword_ranges, to_text
+from spacy_lal.corpora.export import multiword_ranges
+from spacy_lal.corpora.parse_output import to_text
 
 ROOT = Path(__file__).resolve().parents[2]
 EWT = ROOT / ".." / "shared" / "assets" / "UD_English-EWT"

@@ -26,11 +26,11 @@ from spacy_lal.corpora import (
 )
 from spacy_lal.corpora.ewt import SPLITS, align_sentences, format_table
 from spacy_lal.doc.extensions import clear_frames, set_frames
+from spacy_lal.doc.frames import FrameData
 from spacy_lal.doc.propbank import frame_lemma
+from spacy_lal.doc.tree import TreeFormatError
 from spacy_lal.scoring.spacy_scorers import doc_propositions, score_srl_frames
 from spacy_lal.scoring.srl_eval import SrlResult, read_props, score_props_files, score_sentence
-from spacy_lal.doc.frames import FrameData
-from spacy_lal.doc.tree import TreeFormatError
 
 DATA = Path(__file__).parents[1] / "data" / "corpora"
 EWT = DATA / "ewt"

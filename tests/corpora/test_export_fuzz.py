@@ -24,7 +24,7 @@ import pytest
 from spacy.tokens import Doc
 
 import spacy_lal
-from spacy_lal.corpora import export
+from spacy_lal.corpora import export, parse_output
 from spacy_lal.corpora.conllu import read_conllu
 from spacy_lal.scoring.srl_eval import parse_props
 from spacy_lal.doc.tree import Tree
@@ -90,7 +90,7 @@ def test_conllu_passes_uds_validator(odd_docs: List[Doc], tmp_path: Path) -> Non
 def test_conllu_of_the_clear_scheme_is_the_same_ud(odd_docs: List[Doc], tmp_path: Path) -> None:
     # The same parses in spaCy's English scheme (as dependency_scheme = "clear" writes them): the
     # CoNLL-U is still UD's, the same file, so it passes the validator too.
-    from spacy_lal.pipeline.clear import set_clear_dependencies
+    from spacy_lal.pipeline.parser.clear import set_clear_dependencies
 
     clear = [Doc(doc.vocab).from_bytes(doc.to_bytes()) for doc in odd_docs]
     for doc in clear:
@@ -209,7 +209,7 @@ def test_parse_corpus_formats_every_odd_document(odd_docs: List[Doc], fmt: str) 
 def test_whitespace_only_sentences_are_written_nowhere(tmp_path: Path) -> None:
     nlp = spacy_lal.load()
     docs = list(nlp.pipe(["  ", "\t", "\r", "\u3000", "Hi.  ", "First.\n\n\nSecond.\t\t"]))
-    texts = {fmt: export.to_text(docs, fmt) for fmt in export.FORMATS}
+    texts = {fmt: parse_output.to_text(docs, fmt) for fmt in export.FORMATS}
     # Two texts with words: "Hi." and the two sentences of the last text.
     assert len(texts["ptb"].splitlines()) == 3
     assert texts["conllu"].count("# sent_id") == 3 and texts["conll05"].count("\n\n") == 3

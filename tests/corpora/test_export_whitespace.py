@@ -8,7 +8,8 @@ import spacy
 from spacy.tokens import Doc
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.corpora.export import sentence_words, to_text, word_sentences
+from spacy_lal.corpora.export import sentence_words, word_sentences
+from spacy_lal.corpora.parse_output import to_text
 from spacy_lal.doc.extensions import set_tree
 from spacy_lal.scoring.srl_eval import parse_props
 from spacy_lal.doc.frames import FrameData

@@ -13,7 +13,10 @@ from spacy.tokens import Doc, DocBin, Span, Token
 import spacy_lal
 from spacy_lal.doc import extensions
 from spacy_lal.doc.api import (
-    ExtensionConflictWarning, NonConstituentException, NotAConstituentError, register_extensions,
+    ExtensionConflictWarning,
+    NonConstituentException,
+    NotAConstituentError,
+    register_extensions,
 )
 from spacy_lal.doc.extensions import clear_trees, sentence_docs, set_frames, set_tree, set_trees
 from spacy_lal.doc.frames import FrameData
@@ -394,7 +397,7 @@ def test_extensions_pickle_for_spawned_processes():
     # (spaCy's Underscore.get_state()); a getter made as a local closure cannot be (issue #50).
     from spacy.tokens.underscore import Underscore
 
-    import spacy_lal.pipeline.clear  # noqa: F401  (registers ud_dep, ud_head)
+    import spacy_lal.pipeline.parser.clear  # noqa: F401  (registers ud_dep, ud_head)
 
     ours = {}
     for kind, extensions in zip(("token", "span", "doc"), Underscore.get_state()):

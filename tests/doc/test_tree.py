@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spacy_lal.doc.tree import UNTAGGED, Tree, TreeFormatError, check_spans, strip_function_tags
 from spacy_lal.corpora.ptb import read_trees
+from spacy_lal.doc.tree import UNTAGGED, Tree, TreeFormatError, check_spans, strip_function_tags
 
 # (input, canonical one-line form)
 ROUND_TRIPS = [

@@ -15,7 +15,7 @@ from thinc.api import CupyOps, get_current_ops
 
 import spacy_lal
 from spacy_lal.nn.dropout import keep_mask
-from spacy_lal.pipeline.srl.predicates import mark_gold_predicates
+from spacy_lal.pipeline.srl.predicate_marking import mark_gold_predicates
 
 pytestmark = pytest.mark.gpu
 

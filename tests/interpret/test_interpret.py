@@ -6,6 +6,7 @@ import pytest
 import spacy
 from spacy.tokens import Doc
 
+from spacy_lal.doc.tree import Tree
 from spacy_lal.interpret import (
     BOUNDARY_NAMES,
     explain,
@@ -14,7 +15,6 @@ from spacy_lal.interpret import (
     top_heads_by_label,
 )
 from spacy_lal.nn.span import head_contributions
-from spacy_lal.doc.tree import Tree
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 

@@ -1,4 +1,4 @@
-"""spaCy's English (ClearNLP) dependency scheme from UD (``spacy_lal.pipeline.clear``): the
+"""spaCy's English (ClearNLP) dependency scheme from UD (``spacy_lal.pipeline.parser.clear``): the
 conversion on hand-built UD trees (each expected result checked against spaCy's English scheme,
 as ``en_core_web_sm`` writes it), its output always a tree, and ``lal_parser``'s
 ``dependency_scheme`` setting on the shipped pipeline."""
@@ -9,9 +9,11 @@ from hypothesis import strategies as st
 from spacy.tokens import Doc
 
 import spacy_lal
-from spacy_lal.pipeline.clear import check_scheme, set_clear_dependencies, ud_to_clear, use_english_noun_chunks
-from spacy_lal.pipeline.clear_rules import _is_tree
-from spacy_lal.pipeline.dependencies import ud_noun_chunks
+from spacy_lal.pipeline.parser.clear import (
+    check_scheme, set_clear_dependencies, ud_to_clear, use_english_noun_chunks,
+)
+from spacy_lal.pipeline.parser.clear_rules import _is_tree
+from spacy_lal.pipeline.heads import ud_noun_chunks
 
 
 def convert(text: str):

@@ -1,4 +1,4 @@
-"""doc.noun_chunks over UD dependencies (spacy_lal.pipeline.dependencies.ud_noun_chunks): on
+"""doc.noun_chunks over UD dependencies (spacy_lal.pipeline.heads.ud_noun_chunks): on
 hand-built parses, independent of any model, and with the shipped pipeline on everyday sentences
 whose parses were checked by hand."""
 import pytest
@@ -6,7 +6,7 @@ import spacy
 from spacy.tokens import Doc
 
 import spacy_lal
-from spacy_lal.pipeline.dependencies import ud_noun_chunks
+from spacy_lal.pipeline.heads import ud_noun_chunks
 
 
 def parsed(text: str) -> Doc:

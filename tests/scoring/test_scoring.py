@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from spacy_lal.corpora.ptb import read_trees
 from spacy_lal.scoring.evalb import COLLINS, EvalbParams, evalb, score_tree_files
 from spacy_lal.scoring.srl_eval import (
     Argument,
@@ -20,7 +21,6 @@ from spacy_lal.scoring.srl_eval import (
     score_srl,
 )
 from spacy_lal.scoring.ud import UDError, parse_conllu, score_ud
-from spacy_lal.corpora.ptb import read_trees
 
 DATA = Path(__file__).parents[1] / "data" / "scoring"
 ROOT = Path(__file__).parents[2]

@@ -35,7 +35,7 @@ from thinc.api import Model, Ops
 from thinc.types import Floats2d
 
 from ...nn.host import to_host
-from .embeddings import sentence_bounds
+from .tok2vec import sentence_bounds
 from .transformer import resolve_model_name
 from ..settings import ConfigSetting
 

@@ -38,20 +38,19 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ...logs import logger
 from ...doc.extensions import set_trees, stored_trees
-from ...tokenizer import EMOJI
 from ...doc.tree import WHITESPACE_TAG, LabelledSpan
-from ..clear import clear_ud, set_clear_dependencies, use_english_noun_chunks
+from ...logs import logger
+from ...tokenizer import EMOJI
 from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
-from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
-from ..gold import dependency_target, gold_trees_by_start, tree_target
-from ..labels import ROOT_ONLY, chain_to_label, label_chains
+from ..gold import dependency_target
+from ..heads import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..units import Unit
 from .adapter import ParserBatch, ParserTargets
+from .charts import ROOT_ONLY, chain_to_label, gold_trees_by_start, label_chains, tree_target
+from .clear import clear_ud, set_clear_dependencies, use_english_noun_chunks
 from .constrained import ConstrainedParsing, parse_with_constraints
 from .settings import LAL_DEPENDENCY_PARSER, LAL_PARSER
-
 
 JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
 

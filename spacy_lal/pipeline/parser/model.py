@@ -15,7 +15,7 @@ from thinc.api import Model
 from thinc.types import Floats2d
 
 from ...nn.parser import LabelAttentionParserModel, ParserConfig
-from ..layers.embeddings import concatenate_token_vectors
+from ..layers.token_features import concatenate_token_vectors
 from .adapter import ParserAdapter
 from ..torch_bridge import TORCH_LAYER, forward_units, init_tok2vec, set_torch_layer
 from ..settings import ConfigSetting

@@ -28,10 +28,10 @@ All but ``dependencies`` are run-time settings, e.g.
 from typing import Any
 
 from ..arcs import GRAPH_DECODERS
-from ..clear import check_scheme
 from ..constraints import check_constraints
 from ..settings import PIECE_LENGTH, Setting, Settings, check_flag, check_weight
 from .adapter import DEPENDENCY_DECODERS
+from .clear import check_scheme
 
 
 def _check_decoder(component: str, setting: str, value: Any) -> str:

@@ -5,7 +5,7 @@ The architecture (``spacy-lal.SpaDependencyParser.v1``, ``model.py``) chooses th
 (BiRNN, vanilla attention, ToB- or BoT-SPA) and the parsing (graph or transition); this module
 holds what the component learns from data, its targets and ``set_annotations``.
 
-Awkward input is handled as by ``lal_dependency_parser`` (``dependencies.py``, ``units.py``):
+Awkward input is handled as by ``lal_dependency_parser`` (``heads.py``, ``units.py``):
 ``doc.sents`` are parsed one by one (the whole Doc without boundaries), whitespace tokens attach
 to a neighbour with ``dep``, sentences longer than ``max_length`` words are parsed in pieces
 joined with ``dep`` (a warning is logged), and empty or whitespace-only Docs stay unparsed.
@@ -31,7 +31,7 @@ from thinc.api import Model
 from ...decode import ArcStandard, arc_standard_oracle_batch, is_projective
 from ...logs import logger
 from ..base import Predictions, UnitPipe, label_set, untrained_model
-from ..dependencies import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
+from ..heads import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..gold import dependency_target
 from .adapter import SpaBatch, SpaTargets, UnitOracle
 from .settings import LAL_SPA_PARSER, model_decoder

@@ -15,7 +15,7 @@ from spacy.util import registry
 from thinc.api import Model
 from thinc.types import Floats2d
 
-from ..layers.embeddings import concatenate_token_vectors
+from ..layers.token_features import concatenate_token_vectors
 from ..torch_bridge import TORCH_LAYER, forward_units, init_tok2vec, set_torch_layer
 from ..settings import ConfigSetting
 

@@ -48,7 +48,7 @@ from ..torch_bridge import torch_module
 from .adapter import IGNORE, DecodedFrames, FrameChoices, FrameScores, SrlBatch, SrlTargets
 from .targets import bio_spans, count_senses, roleset_key, split_roleset, unit_bio
 from .inventory import frame_choices, without_auxiliaries
-from .predicates import PREDICATES_GIVEN
+from .predicate_marking import PREDICATES_GIVEN
 from .settings import LAL_SRL
 
 

@@ -18,8 +18,8 @@ import numpy
 from spacy.tokens import Doc, Token
 
 from ...doc import propbank
-from ...logs import log_once
 from ...doc.frames import FrameData
+from ...logs import log_once
 from ..units import Unit
 from .adapter import FrameChoices, FrameScores
 from .targets import roleset_key, sense_bonus

@@ -8,8 +8,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.pipeline.gold import training_sentences
 from spacy_lal.doc.tree import Tree
+from spacy_lal.pipeline.gold import training_sentences
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +258,7 @@ def test_quantized_decoding_is_a_saved_runtime_setting(trained, tmp_path, parse_
 def test_ud_noun_chunks():
     """doc.noun_chunks on UD labels: base noun phrases without the UD-attached preposition,
     possessors inside their phrase, conjuncts of a noun phrase as phrases of their own."""
-    from spacy_lal.pipeline.dependencies import ud_noun_chunks, use_ud_noun_chunks
+    from spacy_lal.pipeline.heads import ud_noun_chunks, use_ud_noun_chunks
 
     nlp = spacy.blank("en")
     words = "Mary gave John 's sister a red apple and two pears in the garden .".split()

@@ -5,7 +5,7 @@ import pytest
 import spacy_lal
 from spacy_lal.doc import propbank
 from spacy_lal.evaluation import keep_auxiliary_frames
-from spacy_lal.pipeline.srl.predicates import mark_predicates
+from spacy_lal.pipeline.srl.predicate_marking import mark_predicates
 
 # Auxiliaries of every kind PropBank 3.4 annotates: be.03, do.01, have.01, modal go.04 and have.02.
 TEXTS = [

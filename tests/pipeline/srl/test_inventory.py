@@ -9,8 +9,8 @@ import spacy
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.doc import propbank
 from spacy_lal.pipeline.srl.adapter import FrameScores
-from spacy_lal.pipeline.srl.targets import SENSE_PRIOR_SMOOTHING
 from spacy_lal.pipeline.srl.inventory import frame_choices
+from spacy_lal.pipeline.srl.targets import SENSE_PRIOR_SMOOTHING
 from spacy_lal.pipeline.units import Unit
 
 LABELS = ["O", "B-ARG0", "I-ARG0", "B-ARG2", "I-ARG2", "B-ARG4", "I-ARG4", "B-ARGM-TMP", "I-ARGM-TMP", "B-V", "I-V"]

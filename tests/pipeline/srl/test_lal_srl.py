@@ -10,10 +10,10 @@ from spacy.training import Example
 
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.doc.extensions import set_frames
-from spacy_lal.pipeline.srl.targets import count_senses, sense_bonus
-from spacy_lal.pipeline.srl.predicates import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
-from spacy_lal.pipeline.units import Unit, piece_bounds
 from spacy_lal.doc.frames import FrameData
+from spacy_lal.pipeline.srl.predicate_marking import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
+from spacy_lal.pipeline.srl.targets import count_senses, sense_bonus
+from spacy_lal.pipeline.units import Unit, piece_bounds
 from spacy_lal.training import make_component_settings
 
 

@@ -9,7 +9,7 @@ from spacy.training import Example
 from thinc.api import Model
 
 import spacy_lal  # noqa: F401  (extensions)
-from spacy_lal.pipeline.layers.embeddings import (
+from spacy_lal.pipeline.layers.token_features import (
     build_char_lstm,
     build_tag_embed,
     char_ids,
@@ -245,7 +245,7 @@ def test_bilstm_encoder_is_batch_independent_and_loads_spacys_weights():
     import numpy
     from spacy.ml.models.tok2vec import BiLSTMEncoder
 
-    from spacy_lal.pipeline.layers.embeddings import build_bilstm_encoder
+    from spacy_lal.pipeline.layers.tok2vec import build_bilstm_encoder
 
     ours = build_bilstm_encoder(width=8, depth=2, dropout=0.0)
     theirs = BiLSTMEncoder(width=8, depth=2, dropout=0.0)
@@ -315,7 +315,7 @@ def test_sentence_tok2vec_trains_a_tagger():
 def test_sentence_tok2vec_predicts_in_slices_with_the_same_vectors(monkeypatch):
     """At prediction the Docs are read a few thousand tokens at a time; every Doc's vectors are
     those of reading all Docs at once (empty Docs and a Doc longer than a slice included)."""
-    import spacy_lal.pipeline.layers.embeddings as embeddings
+    import spacy_lal.pipeline.layers.tok2vec as tok2vec_layer
 
     vocab = spacy.blank("en").vocab
     model = _bilstm_tok2vec("spacy-lal.SentenceTok2Vec.v1")
@@ -323,8 +323,8 @@ def test_sentence_tok2vec_predicts_in_slices_with_the_same_vectors(monkeypatch):
     docs = [Doc(vocab, words=[f"w{k}" for k in range(n)]) for n in lengths]
     model.initialize(X=docs)
     whole = model.predict(docs)
-    monkeypatch.setattr(embeddings, "PREDICT_SLICE_TOKENS", 6)
-    assert [len(part) for part in embeddings._slices(docs, 6)] == [2, 1, 1, 1, 2]
+    monkeypatch.setattr(tok2vec_layer, "PREDICT_SLICE_TOKENS", 6)
+    assert [len(part) for part in tok2vec_layer._slices(docs, 6)] == [2, 1, 1, 1, 2]
     sliced = model.predict(docs)
     assert [a.shape for a in sliced] == [(n, 8) for n in lengths]
     for a, b in zip(sliced, whole):

@@ -20,8 +20,8 @@ from spacy.attrs import DEP, HEAD, IDX, ORTH, POS, TAG
 from spacy.tokens import Doc, Span, Token
 from spacy.vocab import Vocab
 
+from ..heads import has_no_words
 from .clear_rules import ud_to_clear
-from .dependencies import has_no_words
 
 __all__ = [
     "DEPENDENCY_SCHEMES",
