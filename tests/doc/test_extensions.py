@@ -11,7 +11,7 @@ from spacy.language import Language
 from spacy.tokens import Doc, DocBin, Span, Token
 
 import spacy_lal
-from spacy_lal.doc import extensions
+from spacy_lal.doc import api, extensions
 from spacy_lal.doc.api import (
     ExtensionConflictWarning,
     NonConstituentException,
@@ -296,7 +296,7 @@ def test_register_extensions_is_idempotent(doc):
 def test_another_packages_attributes_are_replaced_with_one_warning(doc, monkeypatch):
     other = types.ModuleType("otherparser.spacy_ext")
     exec("def labels(span):\n    return ('X',)\n\ndef parent(token):\n    return None\n", other.__dict__)
-    monkeypatch.setattr(extensions, "_WARNED_OWNERS", set())
+    monkeypatch.setattr(api, "_WARNED_OWNERS", set())
     try:
         Span.set_extension("labels", getter=other.labels, force=True)
         Token.set_extension("parent", getter=other.parent, force=True)
