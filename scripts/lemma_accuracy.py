@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import upgrade_lemmatizer  # noqa: E402
 
 from spacy_lal.evaluation import gold_inputs  # noqa: E402
-from spacy_lal.pipeline.lemmatizer.component import MODES, RuleBackedLemmatizer  # noqa: E402
+from spacy_lal.pipeline.lemmatizer.component import RuleBackedLemmatizer  # noqa: E402
 
 SKIP = ("lal_parser", "lal_srl")
 COLUMNS = {"trained": "(a) trained", "rules": "(b) rules", "combined": "(c) combined"}

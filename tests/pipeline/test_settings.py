@@ -8,6 +8,8 @@ import spacy
 from spacy.language import Language
 from thinc.api import Model
 
+from spacy_lal.pipeline.lemmatizer.component import RuleBackedLemmatizer
+from spacy_lal.pipeline.lemmatizer.settings import LAL_LEMMATIZER
 from spacy_lal.pipeline.parser.component import LabelAttentionDependencyParser, LabelAttentionParser
 from spacy_lal.pipeline.parser.settings import LAL_DEPENDENCY_PARSER, LAL_PARSER
 from spacy_lal.pipeline.settings import ConfigSetting, Setting, Settings, check_flag
@@ -21,6 +23,7 @@ FACTORIES = [
     ("lal_dependency_parser", LAL_DEPENDENCY_PARSER, LabelAttentionDependencyParser),
     ("lal_srl", LAL_SRL, SemanticRoleLabeler),
     ("lal_spa_parser", LAL_SPA_PARSER, SpaDependencyParser),
+    ("lal_lemmatizer", LAL_LEMMATIZER, RuleBackedLemmatizer),
 ]
 
 
@@ -83,3 +86,15 @@ def test_a_config_setting_attr_keeps_its_config_value_on_load():
     loaded.from_bytes(data)
     assert loaded.attrs["cells"] == 9  # the config's
     assert loaded.attrs["plain"] == 5  # the saved one
+
+
+def test_the_lemmatizer_checks_its_settings_when_made():
+    nlp = spacy.blank("en")
+    with pytest.raises(ValueError, match="lemmatizer: mode must be one of"):
+        nlp.add_pipe("lal_lemmatizer", name="lemmatizer", config={"mode": "rule"})
+    with pytest.raises(ValueError, match="lemmatizer: top_k must be a positive whole number"):
+        nlp.add_pipe("lal_lemmatizer", name="lemmatizer", config={"top_k": 0})
+    lemmatizer = nlp.add_pipe("lal_lemmatizer", config={"mode": "rules", "rules_first": ["NOUN"]})
+    assert lemmatizer.mode == "rules" and lemmatizer.rules_first == {"NOUN"}
+    with pytest.raises(ValueError, match="the rule tables are English"):
+        spacy.blank("de").add_pipe("lal_lemmatizer")

@@ -1,11 +1,8 @@
 """lal_lemmatizer: spaCy's ``trainable_lemmatizer`` (the same model, settings and saved files)
 whose lemmas spaCy's English rule lemmatizer corrects (rules.py; tables from package data).
 
-``mode``: "combined" (the default, rules.py's choice), "trained" (spaCy's trainable lemmatizer
-alone) or "rules" (spaCy's rule lemmatizer alone: the model is not run). ``rules_first``: the
-UPOS tags for which the rule lemma comes first where the tables know it (none by default: NOUN
-was measured, docs/components.md). The rules are English: the component refuses other languages' pipelines
-unless ``mode = "trained"``.
+Its settings (``mode``, ``rules_first`` and spaCy's own) are ``settings.py``'s. The rules are
+English: the component refuses other languages' pipelines unless ``mode = "trained"``.
 """
 import threading
 import weakref
@@ -19,10 +16,9 @@ from spacy.tokens import Doc
 from thinc.api import Model
 
 from .rules import EnglishRules
+from .settings import LAL_LEMMATIZER
 
-__all__ = ["MODES", "RuleBackedLemmatizer", "make_lal_lemmatizer"]
-
-MODES = ("combined", "trained", "rules")
+__all__ = ["RuleBackedLemmatizer", "make_lal_lemmatizer"]
 
 # Taken only to read the rule tables (once per lemmatizer): threads lemmatizing at once wait for the
 # one reading them instead of each reading the tables. Module-level: a lock on the component would
@@ -39,29 +35,20 @@ _MEMO_SIZE = 200_000
     "lal_lemmatizer",
     assigns=["token.lemma"],
     requires=["token.pos"],
-    default_config={
-        "model": DEFAULT_EDIT_TREE_LEMMATIZER_MODEL,
-        "backoff": "orth",
-        "min_tree_freq": 3,
-        "overwrite": False,
-        "top_k": 1,
-        "scorer": {"@scorers": "spacy.lemmatizer_scorer.v1"},
-        "mode": "combined",
-        "rules_first": [],
-    },
+    default_config=LAL_LEMMATIZER.default_config(
+        model=DEFAULT_EDIT_TREE_LEMMATIZER_MODEL, scorer={"@scorers": "spacy.lemmatizer_scorer.v1"}
+    ),
     default_score_weights={"lemma_acc": 1.0},
 )
 def make_lal_lemmatizer(nlp: Language, name: str, model: Model, backoff: Optional[str], min_tree_freq: int,
                         overwrite: bool, top_k: int, scorer: Optional[Callable], mode: str,
                         rules_first: List[str]) -> "RuleBackedLemmatizer":
     """spaCy's ``trainable_lemmatizer`` (its settings and default model) with the rules beside it."""
-    if mode not in MODES:
-        raise ValueError(f"lal_lemmatizer: mode must be one of {MODES}, not {mode!r}")
-    if mode != "trained" and nlp.lang != "en":
-        raise ValueError(f"lal_lemmatizer: the rule tables are English; a {nlp.lang!r} pipeline needs mode = \"trained\"")
-    return RuleBackedLemmatizer(nlp.vocab, model, name, backoff=backoff, min_tree_freq=min_tree_freq,
-                                overwrite=overwrite, top_k=top_k, scorer=scorer, mode=mode,
-                                rules_first=rules_first)
+    settings = LAL_LEMMATIZER.check(name, dict(backoff=backoff, min_tree_freq=min_tree_freq, overwrite=overwrite,
+                                               top_k=top_k, mode=mode, rules_first=rules_first))
+    if settings["mode"] != "trained" and nlp.lang != "en":
+        raise ValueError(f"{name}: the rule tables are English; a {nlp.lang!r} pipeline needs mode = \"trained\"")
+    return RuleBackedLemmatizer(nlp.vocab, model, name, scorer=scorer, **settings)
 
 
 class RuleBackedLemmatizer(EditTreeLemmatizer):
@@ -69,13 +56,15 @@ class RuleBackedLemmatizer(EditTreeLemmatizer):
     The settings are attributes, not ``cfg`` entries, so the saved files stay spaCy's own
     (``cfg``, ``model``, ``trees``): a trainable_lemmatizer's directory loads as it is."""
 
-    def __init__(self, vocab: Any, model: Model, name: str, *, backoff: Optional[str], min_tree_freq: int,
-                 overwrite: bool, top_k: int, scorer: Optional[Callable], mode: str,
-                 rules_first: Iterable[str]) -> None:
-        super().__init__(vocab, model, name, backoff=backoff, min_tree_freq=min_tree_freq, overwrite=overwrite,
-                         top_k=top_k, scorer=scorer)
-        self.mode = mode
-        self.rules_first = frozenset(rules_first)
+    SETTINGS = LAL_LEMMATIZER
+
+    def __init__(self, vocab: Any, model: Model, name: str, *, scorer: Optional[Callable], **settings: Any) -> None:
+        """``settings``: :data:`LAL_LEMMATIZER`'s, checked."""
+        settings = LAL_LEMMATIZER.check(name, settings)
+        super().__init__(vocab, model, name, backoff=settings["backoff"], min_tree_freq=settings["min_tree_freq"],
+                         overwrite=settings["overwrite"], top_k=settings["top_k"], scorer=scorer)
+        self.mode = settings["mode"]
+        self.rules_first = frozenset(settings["rules_first"])
         self._rules: Optional[EnglishRules] = None
 
     @property
