@@ -11,17 +11,17 @@ is never quantized. What it costs in accuracy and buys in speed: docs/speed.md, 
 Both are CPU paths: a pipeline loaded on a GPU (``spacy.require_gpu()`` before ``spacy.load``) is
 left in float32, with a warning.
 """
+import inspect
+from importlib.metadata import entry_points
 from typing import Any, Dict, List, Tuple
 
 from spacy.language import Language
+from spacy.util import registry
 
 from .logs import logger
 from .pipeline.layers.gemm import set_int8
 
 __all__ = ["quantize", "runs_on_gpu", "int8_settings"]
-
-INT8_TOK2VEC = "spacy-lal.SentenceTok2Vec.v1"  # the tok2vec architecture with an ``int8`` setting
-INT8_COMPONENTS = ("lal_parser", "lal_dependency_parser")  # factories with a ``quantize`` setting
 
 
 def quantize(nlp: Language, enabled: bool = True) -> Language:
@@ -56,20 +56,42 @@ def runs_on_gpu(nlp: Language) -> bool:
 
 def int8_settings(config: Dict[str, Any], enabled: bool = True) -> List[Tuple[str, bool]]:
     """The config settings that make a saved pipeline predict as ``quantize(nlp, enabled)``
-    leaves it, as ``(dotted path, value)`` pairs: every ``spacy-lal.SentenceTok2Vec.v1``'s
-    ``int8`` and the parsers' ``quantize``. The shipped pipelines are saved with them on;
-    ``spacy.load(..., config={path: False ...})`` or ``quantize(nlp, False)`` turns them off."""
+    leaves it, as ``(dotted path, value)`` pairs: the ``int8`` argument of every architecture that
+    takes one (``spacy-lal.SentenceTok2Vec.v1``) and the ``quantize`` setting of every component
+    whose factory has one (``lal_parser``, ``lal_dependency_parser``), each found from what the
+    registered function or factory declares, not from a list of names. The shipped pipelines are
+    saved with them on; ``spacy.load(..., config={path: False ...})`` or ``quantize(nlp, False)``
+    turns them off."""
     settings = []
 
     def walk(block: Dict[str, Any], path: str) -> None:
-        if block.get("@architectures") == INT8_TOK2VEC:
+        if _takes_argument(block.get("@architectures"), "int8"):
             settings.append((f"{path}.int8", enabled))
         for key, value in block.items():
             if isinstance(value, dict):
                 walk(value, f"{path}.{key}")
 
     for name, block in config.get("components", {}).items():
-        if block.get("factory") in INT8_COMPONENTS:
+        if _factory_has_setting(block.get("factory"), "quantize"):
             settings.append((f"components.{name}.quantize", enabled))
         walk(block, f"components.{name}")
     return settings
+
+
+def _takes_argument(architecture: Any, name: str) -> bool:
+    if not isinstance(architecture, str) or architecture not in registry.architectures:
+        return False
+    return name in inspect.signature(registry.architectures.get(architecture)).parameters
+
+
+def _factory_has_setting(factory: Any, name: str) -> bool:
+    if not isinstance(factory, str):
+        return False
+    if not Language.has_factory(factory):
+        # spaCy registers installed packages' factories when it builds a pipeline; a config read
+        # before that has to load the one it names (what spacy.blank would do for all of them).
+        for entry_point in entry_points(group="spacy_factories", name=factory):
+            entry_point.load()
+    if not Language.has_factory(factory):
+        return False
+    return name in Language.get_factory_meta(factory).default_config

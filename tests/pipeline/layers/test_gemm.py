@@ -284,7 +284,11 @@ def test_int8_settings_name_every_switch_that_quantize_turns():
         "lal_parser": {"factory": "lal_parser", "quantize": False, "model": {}},
         "lal_srl": {"factory": "lal_srl", "model": {"tok2vec": dict(sentence_tok2vec)}},
         "senter": {"factory": "lal_senter", "model": {"tok2vec": {"@architectures": "spacy.Tok2Vec.v2"}}},
+        "deps": {"factory": "lal_dependency_parser", "model": {}},
+        # Unknown names (a user's own factory, an architecture not installed) have no switch.
+        "custom": {"factory": "not_a_factory", "model": {"@architectures": "not.an.architecture.v1"}},
     }}
     assert int8_settings(config) == [("components.tok2vec.model.int8", True), ("components.lal_parser.quantize", True),
-                                     ("components.lal_srl.model.tok2vec.int8", True)]
+                                     ("components.lal_srl.model.tok2vec.int8", True),
+                                     ("components.deps.quantize", True)]
     assert {value for _, value in int8_settings(config, False)} == {False}
