@@ -32,7 +32,7 @@ def _check_count(component: str, setting: str, value: Any) -> int:
 
 
 LAL_LEMMATIZER = Settings(
-    # spaCy's trainable_lemmatizer's (spacy/pipeline/edit_tree_lemmatizer.py), with its defaults
+    # spaCy's trainable_lemmatizer's (its EditTreeLemmatizer), with spaCy's defaults
     backoff=Setting("orth"),
     min_tree_freq=Setting(3, _check_count),
     overwrite=Setting(False, check_flag),
