@@ -4,7 +4,7 @@ import pytest
 from spacy.util import registry
 from thinc.api import Adam
 
-from spacy_lal.optimizers import FUSED_MIN_SIZE, FusedAdam
+from spacy_lal.training.optimizers import FUSED_MIN_SIZE, FusedAdam
 
 
 def _settings(**overrides):

@@ -1,5 +1,5 @@
-"""Training on a clock (``spacy_lal.training``, ``python -m spacy_lal train``), the GloVe vectors
-step (``python -m spacy_lal vectors``) and the learning-curve picture."""
+"""Training on a clock (``spacy_lal.training.callbacks``, ``python -m spacy_lal train``), the GloVe
+vectors step (``python -m spacy_lal vectors``) and the learning-curve picture."""
 import json
 import sys
 import time
@@ -12,7 +12,7 @@ from spacy.tokens import Doc, DocBin
 
 import spacy_lal  # noqa: F401  (entry points, extensions)
 from spacy_lal.__main__ import main as cli
-from spacy_lal.training import (
+from spacy_lal.training.callbacks import (
     TrainingBudgetSpent,
     make_component_settings,
     make_learning_curve_logger,

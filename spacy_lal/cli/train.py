@@ -33,7 +33,7 @@ def main(args: argparse.Namespace, overrides_argv: list = ()) -> int:
     from spacy.cli._util import parse_config_overrides
     from spacy.cli.train import train
 
-    from ..training import TrainingBudgetSpent
+    from ..training.callbacks import TrainingBudgetSpent
 
     if not args.config.exists():
         print(f"train: no config at {args.config}", file=sys.stderr)

@@ -14,7 +14,7 @@ from spacy_lal.doc.frames import FrameData
 from spacy_lal.pipeline.srl.predicate_marking import PREDICATES_GIVEN, mark_gold_predicates, mark_predicates
 from spacy_lal.pipeline.srl.targets import count_senses, sense_bonus
 from spacy_lal.pipeline.units import Unit, piece_bounds
-from spacy_lal.training import make_component_settings
+from spacy_lal.training.callbacks import make_component_settings
 
 
 def with_gold_predicates(examples):

@@ -24,8 +24,8 @@ from spacy.training import Corpus, Example
 from spacy.util import registry
 from spacy.vocab import Vocab
 
-from .corpora.share import fixed_share
-from .doc.extensions import sentence_docs
+from ..corpora.share import fixed_share
+from ..doc.extensions import sentence_docs
 
 
 class TreebankCorpus(Corpus):

@@ -22,7 +22,7 @@ from thinc.api import Optimizer
 from thinc.optimizers import ADAM_DEFAULTS, FloatOrSeq
 from thinc.types import FloatsXd
 
-from .logs import log_once
+from ..logs import log_once
 
 __all__ = ["FusedAdam", "make_adam", "FUSED_MIN_SIZE"]
 
