@@ -173,7 +173,8 @@ def bracket_spans(
 
 
 def bio_to_cells(tags: Sequence[str]) -> List[str]:
-    """BIO tags of one frame -> start-end bracket cells (what :func:`bracket_spans` reads back) (``B-ARG0 I-ARG0`` -> ``(ARG0*``, ``*)``)."""
+    """BIO tags of one frame -> start-end bracket cells (``B-ARG0 I-ARG0`` -> ``(ARG0*``, ``*)``),
+    what :func:`bracket_spans` reads back."""
     spans: List[Tuple[int, int, str]] = []
     for i, tag in enumerate(tags):
         if tag.startswith("B-"):
