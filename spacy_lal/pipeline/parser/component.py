@@ -11,8 +11,8 @@ What the component does with awkward input (see also ``units.py``):
 - Whitespace tokens are not shown to the model: each is attached to the nearest preceding word
   of its sentence (the following one at the start) with the label ``dep`` and, in the tree, sits
   inside the smallest constituent spanning its neighbours. The component also gives them spaCy's
-  whitespace tag and POS (``_SP``, ``SPACE``), whatever an upstream tagger guessed: treebanks
-  have no whitespace tokens, so taggers trained on them never predict ``_SP``.
+  whitespace tag and POS (``_SP``, ``SPACE``), and emoji UD's emoticon tags, whatever an upstream
+  tagger guessed (``unseen_tokens.py`` says why the parser does).
 - Sentences longer than ``piece_length`` words (default 100; the model's ``max_length`` in
   training) are parsed in pieces of equal length (one warning per call), so that time grows
   linearly beyond it: each still gets one tree, the pieces' trees side by side under a root
@@ -26,12 +26,10 @@ What the component does with awkward input (see also ``units.py``):
 Constraints (``constraints`` setting, ``set_constraints``, ``constrained``,
 ``parse_with_constraints``): ``constrained.py``.
 """
-import re
 from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
-from spacy.attrs import IS_SPACE
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -39,9 +37,8 @@ from spacy.vocab import Vocab
 from thinc.api import Model
 
 from ...doc.extensions import set_trees, stored_trees
-from ...doc.tree import WHITESPACE_TAG, LabelledSpan
+from ...doc.tree import LabelledSpan
 from ...logs import logger
-from ...tokenizer import EMOJI
 from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
 from ..gold import dependency_target
 from ..heads import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
@@ -51,6 +48,7 @@ from .charts import ROOT_ONLY, chain_to_label, gold_trees_by_start, label_chains
 from .clear import clear_ud, set_clear_dependencies, use_english_noun_chunks
 from .constrained import ConstrainedParsing, parse_with_constraints
 from .settings import LAL_DEPENDENCY_PARSER, LAL_PARSER
+from .unseen_tokens import tag_unseen_tokens
 
 JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
 
@@ -141,23 +139,6 @@ def make_lal_dependency_parser(
         dependency_scheme=dependency_scheme,
         piece_length=piece_length,
     )
-
-
-# EWT (the taggers' training data) has no emoji; UD tags them as it tags emoticons.
-_EMOJI_TOKEN = re.compile(f"(?:{EMOJI})+")
-_MAYBE_EMOJI = re.compile("[\u2600-\U000E007F]")
-
-
-def _tag_emoji(doc: Doc) -> None:
-    """Emoji tokens (``tokenizer.EMOJI``) as UD tags emoticons: NFP, SYM, no features (the taggers
-    guessed CD, NNS or punctuation for them). Tokens the models read but never saw tagged, like
-    whitespace above."""
-    if not _MAYBE_EMOJI.search(doc.text):
-        return
-    for token in doc:
-        if _EMOJI_TOKEN.fullmatch(token.text):
-            token.tag_, token.pos_ = "NFP", "SYM"
-            token.set_morph(None)
 
 
 def _by_sentence(units: List[Unit], spans: List[numpy.ndarray]) -> List[List[Tuple[Unit, numpy.ndarray]]]:
@@ -327,10 +308,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         chains = label_chains(self.span_labels)  # each span's label id becomes its chain here
         for doc_index, doc in enumerate(docs):
             rows = by_doc.get(doc_index, [])
-            for i in numpy.flatnonzero(doc.to_array(IS_SPACE)).tolist():
-                doc[i].tag_, doc[i].pos_ = WHITESPACE_TAG, "SPACE"
-                doc[i].set_morph(None)  # an upstream morphologizer's guess (Degree=Cmp seen)
-            _tag_emoji(doc)
+            tag_unseen_tokens(doc)  # first: the clear conversion below reads the tags
             if self.cfg["constituency"]:
                 sentences = _by_sentence([units[b] for b in rows], [parses.spans[b] for b in rows])
                 trees = [_tree(doc, sentence, chains) for sentence in sentences]

@@ -68,6 +68,23 @@ def test_emoji_are_tagged_as_ud_tags_emoticons(trained):
     assert doc[0].tag_ != "NFP" and doc._.tree.tags()[1] == "NFP"
 
 
+def test_unseen_tokens_get_tags_without_a_model():
+    """What the parser writes on whitespace and emoji tokens, on a Doc of its own: nothing else changes."""
+    from spacy_lal.pipeline.parser.unseen_tokens import tag_unseen_tokens
+
+    vocab = spacy.blank("en").vocab
+    words = ["Dogs", "  ", "bark", "\U0001F600", ":)", "."]
+    doc = Doc(vocab, words=words, tags=["NNS", "NN", "VBP", "CD", "NFP", "."],
+              pos=["NOUN", "NOUN", "VERB", "NUM", "SYM", "PUNCT"])
+    doc[1].set_morph("Degree=Cmp")
+    doc[3].set_morph("NumType=Card")
+    tag_unseen_tokens(doc)
+    assert [(t.tag_, t.pos_, str(t.morph)) for t in doc] == [
+        ("NNS", "NOUN", ""), ("_SP", "SPACE", ""), ("VBP", "VERB", ""), ("NFP", "SYM", ""), ("NFP", "SYM", ""),
+        (".", "PUNCT", ""),
+    ]
+
+
 def test_empty_whitespace_and_long_input(trained, caplog):
     nlp, _ = trained
     empty = nlp("")
