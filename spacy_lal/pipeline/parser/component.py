@@ -333,7 +333,7 @@ def _tree(
 ) -> Tuple[Span, List[LabelledSpan]]:
     """The tree of one sentence, as its span and labelled spans: the tree of its unit, or the
     trees of its pieces side by side (under a root labelled ``JOINED_ROOT``: a sentence longer
-    than ``max_length``). ``chains``: ``labels.label_chains`` of the parser's span labels."""
+    than ``max_length``). ``chains``: ``charts.label_chains`` of the parser's span labels."""
     start = pieces[0][0].start
     tree = []
     for unit, spans in pieces:
