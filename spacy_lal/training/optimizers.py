@@ -12,7 +12,7 @@ learning-rate schedules, L2 and averages (all but the moments' update are still 
 ``Optimizer.__call__``). Thinc adds ``eps`` to ``sqrt(v)`` and folds the second moment's bias
 correction into the learning rate; torch divides ``sqrt(v)`` by that correction and then adds
 ``eps``, so torch is given ``eps / sqrt(1 - beta2^t)``, which makes the two updates equal up to
-float rounding (``tests/test_optimizers.py``).
+float rounding (``tests/training/test_optimizers.py``).
 """
 from typing import Any, Tuple
 

@@ -20,7 +20,7 @@ from spacy_lal.training.callbacks import (
     make_warmup_linear_minutes,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import interpolate_weights  # noqa: E402
 import learning_curves  # noqa: E402
