@@ -623,8 +623,8 @@ def test_a_sense_loss_over_the_lemmas_rolesets_trains(train_srl):
 
 def test_a_partial_doc_trains_only_its_annotated_predicate(train_srl, srl_sentences, srl_gold_doc):
     """A Doc marked PARTIAL_SRL (a PropBank frame-file example) gives no predicate-flag target
-    but at its annotated predicate (IGNORE elsewhere) and role/sense rows for that predicate
-    only; the same Doc unmarked keeps its 0 flags."""
+    (IGNORE on every word, its annotated predicate too) and role/sense rows for its annotated
+    predicate only; the same Doc unmarked keeps its flags."""
     from spacy_lal.doc.extensions import PARTIAL_SRL
     from spacy_lal.pipeline.srl.adapter import IGNORE
 
@@ -642,7 +642,7 @@ def test_a_partial_doc_trains_only_its_annotated_predicate(train_srl, srl_senten
     flags = {name: batch.targets.is_predicate[0, : len(words)].tolist() for name, batch in batches.items()}
     assert flags["full"] == [0, 0, 0, 1, 0, 0, 1, 0]
     assert flags["unmarked"] == [0, 0, 0, 1, 0, 0, 0, 0]
-    assert flags["partial"] == [IGNORE, IGNORE, IGNORE, 1, IGNORE, IGNORE, IGNORE, IGNORE]
+    assert flags["partial"] == [IGNORE] * len(words)
     assert batches["partial"].predicates == [[3]] and batches["full"].predicates == [[3, 6]]
     assert batches["partial"].targets.roles.shape[0] == 1 == len(batches["partial"].targets.senses)
     assert (batches["partial"].targets.roles[0] == batches["full"].targets.roles[0]).all()
