@@ -1,8 +1,9 @@
 """python scripts/add_sense_counts.py PIPELINE --train CORPUS [--component lal_srl]: give a saved
-pipeline's labeller the sense prior's table (``sense_counts``: each lemma's gold rolesets counted
-in CORPUS, the labeller's training corpus), as ``initialize`` now learns it, so a pipeline trained
-before the table existed decides senses as a new one does (``sense_prior``). Only that cfg key
-changes; the weights are not touched.
+pipeline's labeller the tables ``initialize`` now learns from the gold rolesets of CORPUS (the
+labeller's training corpus): the sense prior's (``sense_counts``: each lemma's rolesets counted)
+and the phrasal lemmas of a verb and the adverb after it (``phrasal_adverbs``, read off CORPUS's
+gold dependencies: ``inventory.learn_phrasal_adverbs``), so a pipeline trained before a table
+existed decides senses as a new one does. Only those cfg keys change; the weights are not touched.
 """
 import argparse
 import sys
@@ -12,11 +13,12 @@ import spacy
 import srsly
 from spacy.tokens import DocBin
 
+from spacy_lal.pipeline.srl.inventory import learn_phrasal_adverbs
 from spacy_lal.pipeline.srl.targets import count_senses
 
 
 def add_sense_counts(pipeline: Path, train: Path, component: str = "lal_srl") -> int:
-    """Write the counts into ``pipeline/component/cfg``; returns how many lemmas they cover."""
+    """Write the tables into ``pipeline/component/cfg``; returns how many lemmas the counts cover."""
     cfg_path = pipeline / component / "cfg"
     if not cfg_path.exists():
         raise ValueError(f"{cfg_path} does not exist: is {component!r} a component of {pipeline}?")
@@ -24,14 +26,17 @@ def add_sense_counts(pipeline: Path, train: Path, component: str = "lal_srl") ->
     if "senses" not in cfg:
         raise ValueError(f"{cfg_path} is not a lal_srl cfg (no 'senses')")
     vocab = spacy.blank("en").vocab
-    docs = DocBin().from_disk(train).get_docs(vocab)
-    counts = count_senses(frame.sense for doc in docs for frame in doc._.srl)
+    frames = [frame for doc in DocBin().from_disk(train).get_docs(vocab) for frame in doc._.srl]
+    counts = count_senses(frame.sense for frame in frames)
     if not counts:
         raise ValueError(f"{train} has no frames with senses (doc._.srl)")
     unknown = {suffix for table in counts.values() for suffix in table} - set(cfg["senses"])
     if unknown:
         raise ValueError(f"{train} has sense classes the labeller lacks ({sorted(unknown)[:5]}): not its corpus?")
     cfg["sense_counts"] = counts
+    cfg["phrasal_adverbs"] = learn_phrasal_adverbs(
+        [frame.predicate for frame in frames], [frame.sense for frame in frames], cfg["sense_lemmas"]
+    )
     srsly.write_json(cfg_path, cfg)
     return len(counts)
 
@@ -47,7 +52,7 @@ def main() -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"{args.pipeline}: {args.component} has the roleset counts of {n} lemmas from {args.train}")
+    print(f"{args.pipeline}: {args.component} has the roleset counts of {n} lemmas and the phrasal adverbs from {args.train}")
     return 0
 
 

@@ -48,7 +48,7 @@ from ..units import Unit
 from ..torch_bridge import torch_module
 from .adapter import IGNORE, DecodedFrames, FrameChoices, FrameScores, SrlBatch, SrlTargets
 from .targets import bio_spans, count_senses, roleset_key, split_roleset, unit_bio
-from .inventory import frame_choices, without_auxiliaries
+from .inventory import frame_choices, learn_phrasal_adverbs, without_auxiliaries
 from .predicate_marking import PREDICATES_GIVEN
 from .settings import LAL_SRL
 
@@ -112,7 +112,7 @@ class SemanticRoleLabeler(UnitPipe):
     # padded to its chunk's longest sentence, so the fewer lengths a chunk mixes, the less work.
     BUCKET_BATCHES = 8
     LONG_SENTENCES = "each piece is labelled on its own, a predicate's arguments found within its piece"
-    LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}, "sense_counts": {}}
+    LABEL_DATA = {"labels": [], "senses": [], "sense_lemmas": {}, "sense_counts": {}, "phrasal_adverbs": []}
 
     def __init__(
         self, vocab: Vocab, model: Model, name: str = "lal_srl", *, scorer: Optional[Callable] = None, **settings: Any
@@ -137,6 +137,7 @@ class SemanticRoleLabeler(UnitPipe):
         roles = {"V"}
         suffixes = set()
         rolesets: List[str] = []
+        predicates: List[Token] = []  # each roleset's predicate, in the gold Doc
         lemma_counts: Dict[str, Counter] = defaultdict(Counter)
         n_examples = n_frames = 0
         for eg in examples:
@@ -149,6 +150,7 @@ class SemanticRoleLabeler(UnitPipe):
                     continue
                 suffixes.add(suffix)
                 rolesets.append(frame.sense)
+                predicates.append(frame.predicate)
                 keys = {roleset_key(frame.predicate)}
                 if same_tokens(eg):  # the predicted Doc's key is what prediction will look up
                     keys.add(roleset_key(eg.x[frame.predicate.i]))
@@ -170,6 +172,7 @@ class SemanticRoleLabeler(UnitPipe):
             "senses": sorted(suffixes),
             "sense_lemmas": lemmas,
             "sense_counts": count_senses(rolesets),
+            "phrasal_adverbs": learn_phrasal_adverbs(predicates, rolesets, lemmas),
         }
 
     def _build_torch_model(self) -> None:
@@ -261,7 +264,7 @@ class SemanticRoleLabeler(UnitPipe):
             choices = frame_choices(
                 self.name, docs, units, scores, labels=self.labels, senses=self.senses,
                 sense_lemmas=self.cfg["sense_lemmas"], sense_counts=self.cfg["sense_counts"],
-                sense_prior=self.cfg["sense_prior"],
+                sense_prior=self.cfg["sense_prior"], phrasal_adverbs=set(self.cfg["phrasal_adverbs"]),
             )
         return torch_module(self.model).decode_rows(scores, decoder, spans, choices)
 

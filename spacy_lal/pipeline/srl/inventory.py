@@ -9,10 +9,13 @@ ARGA and their C-/R- forms only where the roleset defines them; modifiers always
 chooses the best-scoring allowed class; when no class forms a roleset of the lemma, the lemma's
 first roleset in the frame files. The lemma of a predicate with a particle child (UD
 ``compound:prt``, ``prt`` in the "clear" dependency scheme) is the phrasal one (``pick_up``)
-where PropBank has it. A predicate whose lemma PropBank does not have gets no sense (None), its
-roles labelled unconstrained (said once in the log).
+where PropBank has it; one with an adverb after it (``advmod``) is phrasal where the training
+data made that pair phrasal more often than not (``phrasal_adverbs``: "look forward to" is
+look_forward.03, "go back" is go.02). A predicate whose lemma PropBank does not have gets no
+sense (None), its roles labelled unconstrained (said once in the log).
 """
-from typing import Dict, List, Mapping, Optional, Sequence
+from collections import Counter
+from typing import Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
 
 import numpy
 from spacy.tokens import Doc, Token
@@ -22,10 +25,14 @@ from ...doc.frames import FrameData
 from ...logs import log_once
 from ..units import Unit
 from .adapter import FrameChoices, FrameScores
-from .targets import roleset_key, sense_bonus
+from .targets import roleset_key, sense_bonus, split_roleset
 
 # A particle's dependency label: UD's, and the "clear" scheme's (lal_parser's dependency_scheme).
 PARTICLE_DEPS = ("compound:prt", "prt")
+# An adverb's, in both schemes. UD-EWT labels "forward" in "look forward to" advmod, and a
+# PropBank phrasal lemma of the verb and an adverb is as often not the annotated roleset as it
+# is (go_back, come_in), so these pairs are learned (``learn_phrasal_adverbs``), not assumed.
+ADVERB_DEPS = ("advmod",)
 
 
 def frame_choices(
@@ -39,6 +46,7 @@ def frame_choices(
     sense_lemmas: Mapping[str, str],
     sense_counts: Mapping[str, Mapping[str, int]],
     sense_prior: float,
+    phrasal_adverbs: Collection[str] = (),
 ) -> FrameChoices:
     """What the inventory allows each row of ``scores`` (see the module docstring)."""
     if sense_prior and not sense_counts:
@@ -64,7 +72,7 @@ def frame_choices(
 
     for r, (u, position) in enumerate(zip(scores.units, scores.positions)):
         unit = units[u]
-        lemma = frame_lemma(docs[unit.doc_index][unit.words[position]], sense_lemmas)
+        lemma = frame_lemma(docs[unit.doc_index][unit.words[position]], sense_lemmas, phrasal_adverbs)
         candidates = propbank.rolesets(lemma)
         if not candidates:
             log_once(
@@ -87,10 +95,11 @@ def frame_choices(
     return FrameChoices(constrained, bonus, role_masks, rolesets)
 
 
-def frame_lemma(token: Token, sense_lemmas: Mapping[str, str]) -> str:
+def frame_lemma(token: Token, sense_lemmas: Mapping[str, str], phrasal_adverbs: Collection[str] = ()) -> str:
     """The lemma a predicate's roleset is looked up under: the roleset key, mapped through the
     table learned at ``initialize`` ("decision" -> "decide"), joined with a particle child's
-    text where PropBank has that phrasal lemma ("picked ... up" -> "pick_up")."""
+    text where PropBank has that phrasal lemma ("picked ... up" -> "pick_up"), or else with an
+    adverb after it where ``phrasal_adverbs`` lists the pair ("look forward" -> "look_forward")."""
     key = roleset_key(token)
     lemma = sense_lemmas.get(key, key)
     for child in token.children:
@@ -98,7 +107,38 @@ def frame_lemma(token: Token, sense_lemmas: Mapping[str, str]) -> str:
             phrasal = f"{lemma}_{child.lower_}"
             if propbank.has_lemma(phrasal):
                 return phrasal
+    if phrasal_adverbs:
+        for phrasal in _adverb_phrasals(token, lemma):
+            if phrasal in phrasal_adverbs:
+                return phrasal
     return lemma
+
+
+def learn_phrasal_adverbs(
+    predicates: Iterable[Token], senses: Iterable[Optional[str]], sense_lemmas: Mapping[str, str]
+) -> List[str]:
+    """The phrasal lemmas of a verb and an adverb after it (``ADVERB_DEPS``) that PropBank has
+    and that the gold ``senses`` of these ``predicates`` (tokens of gold-parsed Docs) chose more
+    often than the verb's own rolesets when that adverb was there; sorted. Lemmas are looked up
+    as :func:`frame_lemma` looks them up."""
+    counts: Dict[str, Counter] = {}
+    for token, sense in zip(predicates, senses):
+        lemma, suffix = split_roleset(sense)
+        if suffix is None:
+            continue
+        key = roleset_key(token)
+        for phrasal in _adverb_phrasals(token, sense_lemmas.get(key, key)):
+            counts.setdefault(phrasal, Counter())[phrasal == lemma] += 1
+    return sorted(phrasal for phrasal, c in counts.items() if c[True] > c[False])
+
+
+def _adverb_phrasals(token: Token, lemma: str) -> Iterator[str]:
+    """``lemma_adverb`` for each adverb child after ``token`` where PropBank has that lemma."""
+    for child in token.rights:
+        if child.dep_ in ADVERB_DEPS or _ud_dep(child) in ADVERB_DEPS:
+            phrasal = f"{lemma}_{child.lower_}"
+            if propbank.has_lemma(phrasal):
+                yield phrasal
 
 
 def without_auxiliaries(doc: Doc, frames: List[FrameData]) -> List[FrameData]:

@@ -9,7 +9,7 @@ import spacy
 import spacy_lal  # noqa: F401  (extensions)
 from spacy_lal.doc import propbank
 from spacy_lal.pipeline.srl.adapter import FrameScores
-from spacy_lal.pipeline.srl.inventory import frame_choices
+from spacy_lal.pipeline.srl.inventory import frame_choices, frame_lemma, learn_phrasal_adverbs
 from spacy_lal.pipeline.srl.targets import SENSE_PRIOR_SMOOTHING
 from spacy_lal.pipeline.units import Unit
 
@@ -59,3 +59,45 @@ def test_the_phrasal_lemma_and_the_prior_bonus():
     # Equal head scores: the prior decides; a far better head score overrides it.
     assert choices.choose(0, numpy.zeros(len(SENSES), dtype="float32")) == 2
     assert choices.choose(0, numpy.asarray([0, 5, 0, 0], dtype="float32")) == 1
+
+
+def _look_forward_doc(words, deps, heads, lemmas=None):
+    nlp = spacy.blank("en")
+    lemmas = lemmas or [w.lower() for w in words]
+    return spacy.tokens.Doc(nlp.vocab, words=words, lemmas=lemmas, deps=deps, heads=heads)
+
+
+def test_an_adverb_makes_the_phrasal_lemma_only_where_the_table_lists_the_pair():
+    # UD-EWT: "forward" in "look forward to" is the verb's advmod, not compound:prt.
+    doc = _look_forward_doc(["We", "look", "forward", "to", "it"], ["nsubj", "ROOT", "advmod", "case", "obl"],
+                            [1, 1, 1, 4, 1])
+    assert frame_lemma(doc[1], {}) == "look"
+    assert frame_lemma(doc[1], {}, {"look_forward"}) == "look_forward"
+    # An adverb before the verb, or a pair the table lacks, leaves the verb's lemma.
+    before = _look_forward_doc(["They", "back", "went"], ["nsubj", "advmod", "ROOT"], [2, 2, 2], ["they", "back", "go"])
+    assert frame_lemma(before[2], {}, {"go_back"}) == "go"
+    assert frame_lemma(doc[1], {}, {"go_back"}) == "look"
+    # A particle child is phrasal without the table, as before.
+    up = _look_forward_doc(["She", "picked", "it", "up"], ["nsubj", "ROOT", "obj", "compound:prt"], [1, 1, 1, 1],
+                           ["she", "pick", "it", "up"])
+    assert frame_lemma(up[1], {}) == "pick_up"
+
+
+def test_the_phrasal_adverbs_are_the_pairs_gold_senses_chose_more_often_than_not():
+    def frame(words, lemmas, deps, heads, sense):
+        doc = _look_forward_doc(words, deps, heads, lemmas)
+        return doc[1], sense
+
+    rows = [
+        frame(["We", "look", "forward"], ["we", "look", "forward"], ["nsubj", "ROOT", "advmod"], [1, 1, 1], "look_forward.03"),
+        frame(["We", "went", "back"], ["we", "go", "back"], ["nsubj", "ROOT", "advmod"], [1, 1, 1], "go.02"),
+        frame(["We", "went", "back"], ["we", "go", "back"], ["nsubj", "ROOT", "advmod"], [1, 1, 1], "go_back.01"),
+        # "quickly" forms no PropBank lemma with "run"; a frame without a sense counts for nothing.
+        frame(["We", "ran", "quickly"], ["we", "run", "quickly"], ["nsubj", "ROOT", "advmod"], [1, 1, 1], "run.02"),
+        frame(["We", "look", "forward"], ["we", "look", "forward"], ["nsubj", "ROOT", "advmod"], [1, 1, 1], None),
+    ]
+    tokens, senses = zip(*rows)
+    # go_back: once of twice, not more often than not.
+    assert learn_phrasal_adverbs(tokens, senses, {}) == ["look_forward"]
+    # Lemmas are mapped as frame_lemma maps them.
+    assert learn_phrasal_adverbs(tokens[1:3], senses[1:3], {"go": "went"}) == []

@@ -557,7 +557,8 @@ def test_add_sense_counts_script(trained, tmp_path):
     nlp, examples = trained
     nlp.to_disk(tmp_path / "p")
     cfg = srsly.read_json(tmp_path / "p" / "lal_srl" / "cfg")
-    cfg.pop("sense_counts")  # a pipeline saved before the table existed
+    cfg.pop("sense_counts")  # a pipeline saved before the tables existed
+    cfg.pop("phrasal_adverbs")
     srsly.write_json(tmp_path / "p" / "lal_srl" / "cfg", cfg)
     model = (tmp_path / "p" / "lal_srl" / "model").read_bytes()
     DocBin(docs=[eg.reference for eg in examples], store_user_data=True).to_disk(tmp_path / "train.spacy")
@@ -565,7 +566,8 @@ def test_add_sense_counts_script(trained, tmp_path):
         nlp.get_pipe("lal_srl").cfg["sense_counts"])
     assert (tmp_path / "p" / "lal_srl" / "model").read_bytes() == model
     loaded = spacy.load(tmp_path / "p")
-    assert loaded.get_pipe("lal_srl").cfg["sense_counts"] == nlp.get_pipe("lal_srl").cfg["sense_counts"]
+    for table in ("sense_counts", "phrasal_adverbs"):
+        assert loaded.get_pipe("lal_srl").cfg[table] == nlp.get_pipe("lal_srl").cfg[table]
     DocBin(docs=[spacy.blank("en")("No frames here .")]).to_disk(tmp_path / "empty.spacy")
     with pytest.raises(ValueError, match="no frames with senses"):
         add_sense_counts.add_sense_counts(tmp_path / "p", tmp_path / "empty.spacy")
