@@ -5,7 +5,7 @@ the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``,
 ``C-ARG1``, ``R-ARG0``, ...; continuation and reference roles are labels of their own).
 
 Settings (``predicates``, ``decoder``, ``argument_spans``, ``frames``, ``sense_prior``,
-``sense_loss``, ``auxiliary_frames``, ``piece_length``): ``settings.py``.
+``sense_loss``, ``auxiliary_frames``, ``whose_phrases``, ``piece_length``): ``settings.py``.
 
 Senses: the classes are the roleset suffixes seen in training ("01", "02", "LV", ...); the
 lemma part is the token's lowercased lemma (its lowercased text without a lemmatizer), mapped
@@ -50,6 +50,7 @@ from .adapter import IGNORE, DecodedFrames, FrameChoices, FrameScores, SrlBatch,
 from .targets import bio_spans, count_senses, roleset_key, split_roleset, unit_bio
 from .inventory import frame_choices, learn_phrasal_adverbs, without_auxiliaries
 from .predicate_marking import PREDICATES_GIVEN
+from .relatives import whose_phrases
 from .settings import LAL_SRL
 
 
@@ -80,6 +81,7 @@ def make_lal_srl(
     sense_prior: float,
     sense_loss: str,
     auxiliary_frames: bool,
+    whose_phrases: bool,
     piece_length: int,
 ) -> "SemanticRoleLabeler":
     """DeepAtt semantic role labeller; the settings, their defaults and checks: ``settings.py``.
@@ -98,6 +100,7 @@ def make_lal_srl(
         sense_prior=sense_prior,
         sense_loss=sense_loss,
         auxiliary_frames=auxiliary_frames,
+        whose_phrases=whose_phrases,
         piece_length=piece_length,
     )
     srl.adopt_pretrained("lal_srl")
@@ -319,6 +322,8 @@ class SemanticRoleLabeler(UnitPipe):
             roleset = self._roleset(doc[unit.words[position]], r, sense, decoded.choices)
             frames[unit.doc_index].append(self._frame(unit, position, [labels[t] for t in tags], roleset))
         self._check_lemmas(docs, frames)
+        if self.cfg["whose_phrases"]:
+            frames = [whose_phrases(doc, doc_frames) for doc, doc_frames in zip(docs, frames)]
         if not self.cfg["auxiliary_frames"]:
             frames = [without_auxiliaries(doc, doc_frames) for doc, doc_frames in zip(docs, frames)]
         for doc, doc_frames in zip(docs, frames):

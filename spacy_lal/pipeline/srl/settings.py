@@ -38,6 +38,10 @@ config wins over the saved value on load.
   (be.03, do.01, have.01, ...) that the labeller found and that have no arguments (false: left
   out; a predicate given to the labeller keeps its frame either way). Scoring keeps them, as
   PropBank 3.4 annotates them (``evaluation.keep_auxiliary_frames``).
+- ``whose_phrases``: *whose* phrases of relative clauses as PropBank annotates them, one R- role
+  ("[ARG1 The woman] [R-ARG1 whose car] was stolen"), where the labeller split the phrase or
+  joined it to its antecedent, read off the dependencies (``relatives.py``; false: the labeller's
+  arguments as decoded).
 - ``piece_length``: sentences longer than this many words are labelled in pieces of at most this
   many, a predicate's arguments found within its own piece.
 """
@@ -65,5 +69,6 @@ LAL_SRL = Settings(
     sense_prior=Setting(0.5, check_weight, runtime=True),
     sense_loss=Setting("all", check_choice(SENSE_LOSSES)),
     auxiliary_frames=Setting(False, check_flag, runtime=True),
+    whose_phrases=Setting(True, check_flag, runtime=True),
     piece_length=PIECE_LENGTH,
 )
