@@ -100,8 +100,7 @@ def frame_lemma(token: Token, sense_lemmas: Mapping[str, str], phrasal_adverbs: 
     table learned at ``initialize`` ("decision" -> "decide"), joined with a particle child's
     text where PropBank has that phrasal lemma ("picked ... up" -> "pick_up"), or else with an
     adverb after it where ``phrasal_adverbs`` lists the pair ("look forward" -> "look_forward")."""
-    key = roleset_key(token)
-    lemma = sense_lemmas.get(key, key)
+    lemma = _table_lemma(token, sense_lemmas)
     for child in token.children:
         if child.dep_ in PARTICLE_DEPS or _ud_dep(child) == "compound:prt":
             phrasal = f"{lemma}_{child.lower_}"
@@ -126,10 +125,26 @@ def learn_phrasal_adverbs(
         lemma, suffix = split_roleset(sense)
         if suffix is None:
             continue
-        key = roleset_key(token)
-        for phrasal in _adverb_phrasals(token, sense_lemmas.get(key, key)):
+        for phrasal in _adverb_phrasals(token, _table_lemma(token, sense_lemmas)):
             counts.setdefault(phrasal, Counter())[phrasal == lemma] += 1
     return sorted(phrasal for phrasal, c in counts.items() if c[True] > c[False])
+
+
+def _table_lemma(token: Token, sense_lemmas: Mapping[str, str]) -> str:
+    """The token's roleset key mapped through the lemma table. The table holds the lemma that
+    the key's gold rolesets named most often, so a verb most of whose uses in training had a
+    particle maps to the phrasal lemma ("pick" -> pick_up, "stir" -> stir_up, "dry" ->
+    dry_out); for a verb, that lemma stands only with one of its particles among the verb's
+    children, and the verb's own lemma otherwise ("Stir in the sugar" is no stir_up.04, "She
+    dried the dishes" no dry_out.03; :func:`frame_lemma` joins a particle back). A noun keeps
+    it ("takeover" -> take_over)."""
+    key = roleset_key(token)
+    lemma = sense_lemmas.get(key, key)
+    verb, _, particles = lemma.partition("_")
+    if particles and (token.pos_ in ("VERB", "AUX") or token.tag_.startswith("VB")):
+        if not {child.lower_ for child in token.children} & set(particles.split("_")):
+            return verb
+    return lemma
 
 
 def _adverb_phrasals(token: Token, lemma: str) -> Iterator[str]:

@@ -83,6 +83,28 @@ def test_an_adverb_makes_the_phrasal_lemma_only_where_the_table_lists_the_pair()
     assert frame_lemma(up[1], {}) == "pick_up"
 
 
+def test_a_tables_phrasal_lemma_stands_for_a_verb_only_with_its_particle():
+    # EWT train's table maps "stir" and "pick" to the phrasal lemma most of their uses had.
+    table = {"stir": "stir_up", "pick": "pick_up", "takeover": "take_over"}
+
+    def doc(words, lemmas, deps, heads, pos):
+        return spacy.tokens.Doc(spacy.blank("en").vocab, words=words, lemmas=lemmas, deps=deps, heads=heads, pos=pos)
+
+    stir = doc(["Stir", "in", "the", "sugar"], ["stir", "in", "the", "sugar"], ["ROOT", "case", "det", "obl"],
+               [0, 3, 3, 0], ["VERB", "ADP", "DET", "NOUN"])
+    assert frame_lemma(stir[0], table) == "stir"
+    card = doc(["She", "picked", "a", "card"], ["she", "pick", "a", "card"], ["nsubj", "ROOT", "det", "obj"],
+               [1, 1, 3, 1], ["PRON", "VERB", "DET", "NOUN"])
+    assert frame_lemma(card[1], table) == "pick"
+    up = doc(["She", "picked", "it", "up"], ["she", "pick", "it", "up"], ["nsubj", "ROOT", "obj", "compound:prt"],
+             [1, 1, 1, 1], ["PRON", "VERB", "PRON", "ADP"])
+    assert frame_lemma(up[1], table) == "pick_up"
+    # A noun whose roleset is phrasal keeps the table's lemma.
+    noun = doc(["The", "takeover", "failed"], ["the", "takeover", "fail"], ["det", "nsubj", "ROOT"], [1, 2, 2],
+               ["DET", "NOUN", "VERB"])
+    assert frame_lemma(noun[1], table) == "take_over"
+
+
 def test_the_phrasal_adverbs_are_the_pairs_gold_senses_chose_more_often_than_not():
     def frame(words, lemmas, deps, heads, sense):
         doc = _look_forward_doc(words, deps, heads, lemmas)
