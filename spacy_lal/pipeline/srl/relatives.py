@@ -19,16 +19,20 @@ cross another argument or hold the predicate, or where the label has no R- form 
 """
 from typing import List, Optional, Tuple
 
+from spacy.attrs import LOWER
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, Token
 
 from ...doc.frames import Argument, FrameData
 
 WHOSE = "whose"
+_WHOSE_ID = get_string_id(WHOSE)
 
 
 def whose_phrases(doc: Doc, frames: List[FrameData]) -> List[FrameData]:
     """``frames`` with their *whose* phrases as PropBank annotates them (the module docstring)."""
-    if not any(token.lower_ == WHOSE for token in doc):
+    # Runs on every parsed Doc: one array comparison, not a Token object per word, to find none.
+    if not frames or not (doc.to_array(LOWER) == _WHOSE_ID).any():
         return frames
     return [_repair(doc, frame) for frame in frames]
 
