@@ -40,7 +40,7 @@ def read_curve(path: Path, score: str) -> Curve:
     return points
 
 
-def _ticks(low: float, high: float, n: int = 5) -> List[float]:
+def ticks(low: float, high: float, n: int = 5) -> List[float]:
     span = max(high - low, 1e-9)
     raw = span / n
     step = min((s * 10 ** e for e in range(-2, 5) for s in (1, 2, 5) if s * 10 ** e >= raw), default=raw)
@@ -64,12 +64,12 @@ def panel(x0: float, score: str, runs: Dict[str, Curve], colours: Dict[str, str]
            f'font-size="13">{escape(score)} (dev)</text>',
            f'<rect x="{x0 + MARGIN_L}" y="{MARGIN_T}" width="{PANEL_W - MARGIN_L}" height="{PANEL_H}" '
            'fill="none" stroke="#999"/>']
-    for tick in _ticks(y_min, y_max):
+    for tick in ticks(y_min, y_max):
         out.append(f'<line x1="{x0 + MARGIN_L - 4}" x2="{x0 + PANEL_W}" y1="{py(tick):.1f}" y2="{py(tick):.1f}" '
                    'stroke="#eee"/>')
         out.append(f'<text x="{x0 + MARGIN_L - 6}" y="{py(tick) + 4:.1f}" text-anchor="end" '
                    f'font-size="10">{tick:g}</text>')
-    for tick in _ticks(0, x_max):
+    for tick in ticks(0, x_max):
         out.append(f'<text x="{px(tick):.1f}" y="{MARGIN_T + PANEL_H + 14}" text-anchor="middle" '
                    f'font-size="10">{tick:g}</text>')
     out.append(f'<text x="{x0 + MARGIN_L + (PANEL_W - MARGIN_L) / 2}" y="{MARGIN_T + PANEL_H + 30}" '

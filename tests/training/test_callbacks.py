@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import interpolate_weights  # noqa: E402
 import learning_curves  # noqa: E402
 import silver_curve  # noqa: E402
+import size_curve  # noqa: E402
 
 
 def test_budget_ends_training_after_its_minutes():
@@ -270,6 +271,49 @@ def test_silver_curve_svg_and_held_out_sentences(tmp_path):
     assert [d.text.strip() for d in silver_curve.sentences(tmp_path, nlp.vocab, 2)] == ["Go .", "Stop ."]
     with pytest.raises(SystemExit):
         silver_curve.main([str(tmp_path / "out"), "--minutes", "1", "--run", "0.5=nowhere"])
+
+
+def test_size_curve_svg_and_its_arguments(tmp_path):
+    results = {name: {"speed": {"parser": speed, "whole": speed / 2}, "tree_f": 85 - i, "dep_las": 87 - i,
+                      "end_to_end_srl_f": 73 - i, "checks": 95 - i}
+               for i, (name, speed) in enumerate([("wide", 0.45), ("narrow", 0.55), ("narrower", 0.7)])}
+    svg = size_curve.draw(results, benepar=0.32, minutes=60)
+    # four panels, each a point per size, benepar's and spaCy's speeds as dashed lines; a legend
+    assert svg.count("<circle") == 4 * 3 + 3 and svg.count("stroke-dasharray") == 8
+    assert svg.count(">benepar<") == 4 and "60 training minutes each" in svg
+    del results["narrower"]["end_to_end_srl_f"]  # a size without a score is left out of that panel
+    assert size_curve.draw(results, benepar=0.32, minutes=60).count("<circle") == 4 * 3 + 3 - 1
+    assert size_curve.size_overrides("narrow")[:2] == ["--components.tok2vec.model.encode.width", "128"]
+    with pytest.raises(SystemExit):  # --run needs a known size and a saved pipeline
+        size_curve.main([str(tmp_path / "out"), "--minutes", "1", "--run", f"tiny={tmp_path}"])
+    with pytest.raises(SystemExit):
+        size_curve.main([str(tmp_path / "out"), "--minutes", "1", "--run", "wide=nowhere"])
+
+
+def test_size_curve_sizes_are_smaller_models_of_the_student_recipe(parser_examples):
+    """Every size is a valid override set of the student's recipe, builds and parses, and each
+    named narrower is smaller than the size it narrows."""
+    from spacy_lal.pipeline.torch_bridge import torch_module
+
+    parameters = {}
+    for name in size_curve.SIZES:
+        overrides = {**size_curve.SIZES[name], "nlp.pipeline": ["tok2vec", "lal_parser"],
+                     # small hash tables and no static vectors, the same for every size: a quick build
+                     "components.tok2vec.model.embed.include_static_vectors": False,
+                     "components.tok2vec.model.embed.rows": [500, 50, 100, 100]}
+        config = spacy.util.load_config(size_curve.ROOT / "configs" / "lal_ewt_student_cpu.cfg",
+                                        overrides=overrides, interpolate=True)
+        nlp = spacy.util.load_model_from_config(config, auto_fill=True, validate=True)
+        examples = parser_examples(nlp)
+        nlp.initialize(lambda: examples)
+        tok2vec = nlp.get_pipe("tok2vec").model
+        parser = torch_module(nlp.get_pipe("lal_parser").model)
+        parameters[name] = (sum(layer.get_param(p).size for layer in tok2vec.walk() for p in layer.param_names
+                                if layer.has_param(p)), sum(p.numel() for p in parser.parameters()))
+        (doc,) = nlp.pipe([examples[0].x])
+        assert doc._.tree.words() == [t.text for t in examples[0].x]
+    for smaller, larger in (("narrow", "wide"), ("narrower", "narrow"), ("shallow", "narrow")):
+        assert all(s < b for s, b in zip(parameters[smaller], parameters[larger])), parameters
 
 
 def test_interpolated_weights_lie_between_the_two_models():
