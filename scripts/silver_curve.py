@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Sequence
 
-from spacy_lal.svg import escape
+from spacy_lal.svg import document, escape
 
 SCORES = {"dep_las": "LAS", "tree_f": "tree F1"}
 SETS = {"dev": ("EWT dev (gold)", "#1f77b4"), "heldout": ("held-out speeches (teacher as reference)", "#d62728")}
@@ -105,8 +105,7 @@ def draw(results: Dict[float, Dict[str, Dict[str, float]]], minutes: float) -> s
                     'stroke-width="3"/>')
         body.append(f'<text x="{LEFT + i * 260 + 22}" y="{legend + 4}" font-size="11">{escape(label)}</text>')
     width = len(SCORES) * (PANEL_W + GAP)
-    return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{legend + 16}" font-family="Arial">',
-                      '<rect width="100%" height="100%" fill="white"/>', *body, "</svg>"]) + "\n"
+    return document(width, legend + 16, body)
 
 
 def main(argv: Sequence[str] = None) -> int:

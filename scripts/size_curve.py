@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Sequence
 
 from learning_curves import COLOURS, ticks
-from spacy_lal.svg import escape
+from spacy_lal.svg import document, escape
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -178,8 +178,7 @@ def draw(results: Dict[str, Dict[str, Any]], benepar: float, minutes: float) -> 
     body.append(f'<text x="{LEFT}" y="{legend + 22}" font-size="11">{minutes:g} training minutes each, '
                 "int8 as shipped, one thread</text>")
     width = max(drawn, 1) * (PANEL_W + GAP)
-    return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{legend + 32}" font-family="Arial">',
-                      '<rect width="100%" height="100%" fill="white"/>', *body, "</svg>"]) + "\n"
+    return document(width, legend + 32, body)
 
 
 def main(argv: Sequence[str] = None) -> int:

@@ -1,9 +1,10 @@
 """SVG helpers shared by the tree pictures (``render.py``) and the attention plots
-(``interpret/plots.py``): escaping, and text widths estimated without a font engine."""
+(``interpret/plots.py``) and the scripts' charts: escaping, text widths estimated without a font
+engine, and the white-backed document around a chart's elements."""
 import html
 import unicodedata
 
-__all__ = ["escape", "text_width"]
+__all__ = ["escape", "text_width", "document"]
 
 # Arial advance widths in em, rounded up so that estimates err towards more space.
 _NARROW = frozenset("ijlI.,:;!|'`")
@@ -33,3 +34,9 @@ def text_width(text: str, size: float, letter_spacing: float = 0) -> float:
         else:
             em += 0.56
     return em * size + letter_spacing * len(text)
+
+
+def document(width: float, height: float, body: "list[str]") -> str:
+    """An SVG document ``width`` x ``height`` px in Arial, white behind ``body`` (its elements)."""
+    head = f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" font-family="Arial">'
+    return "\n".join([head, '<rect width="100%" height="100%" fill="white"/>', *body, "</svg>"]) + "\n"
