@@ -26,10 +26,14 @@ pipelines': the joint span + dependency decoder) through the code single parsers
   decoder with its frame rules (rolesets of the lemma, roles they allow) and argument spans (the
   ensemble's tree).
 
-Labels are aligned by name: the span, dependency, role and sense label sets must be the same (in
-any order; the first member's order is kept), the tag sets may differ (a member gives
-probability 0 to a tag it lacks; the union is the ensemble's tag set). The rest of the first
-member's pipeline (its lemmatizer) runs on the ensemble's Docs.
+Labels are aligned by name: the span, dependency and role label sets must be the same (in any
+order; the first member's order is kept). The tag sets may differ (a member gives probability 0
+to a tag it lacks; the union is the ensemble's tag set), and so may the sense classes, which
+depend on which rare senses a training run kept: the first member's classes are decoded, a class
+another member lacks gets that member's lowest log-probability of the sentence's predicate (as
+unlikely as its least likely class, rather than the -inf of probability 0, which would let one
+member veto a sense it never saw), and a class only another member has is dropped. The rest of
+the first member's pipeline (its lemmatizer) runs on the ensemble's Docs.
 
 An ensemble of one pipeline gives that pipeline's trees, dependencies and tags, and so does a
 pipeline with itself (the average of equal float32 scores is the same scores).
@@ -66,8 +70,12 @@ def ensemble_parse(pipelines: Sequence[Language], docs: Iterable[Doc], *, batch_
         yield from _parse_batch(pipelines, list(batch))
 
 
-def align_labels(names: Sequence[str], reference: Sequence[str], what: str) -> numpy.ndarray:
-    """The index in ``names`` of each label of ``reference``; the two must hold the same labels."""
+def align_labels(names: Sequence[str], reference: Sequence[str], what: str, *, partial: bool = False) -> numpy.ndarray:
+    """The index in ``names`` of each label of ``reference``; the two must hold the same labels,
+    unless ``partial``: then a label of ``reference`` missing from ``names`` gets the index -1."""
+    if partial:
+        index = {name: i for i, name in enumerate(names)}
+        return numpy.array([index.get(name, -1) for name in reference], dtype="int64")
     if sorted(names) != sorted(reference):
         raise ValueError(
             f"ensemble: the members' {what} differ (only in the first: {sorted(set(reference) - set(names))}, "
@@ -253,7 +261,7 @@ def label_frames(labellers: Sequence[Any], members: Sequence[List[Doc]]) -> None
             raise ValueError("ensemble: a member labelled other predicates than the ones it was given")
         scores.append(found)
         role_orders.append(align_labels(labeller.labels, first.labels, "role labels"))
-        sense_orders.append(align_labels(labeller.senses, first.senses, "sense classes"))
+        sense_orders.append(align_labels(labeller.senses, first.senses, "sense classes", partial=True))
     averaged = average_frame_scores(scores, role_orders, sense_orders)
     first.set_annotations(docs, Predictions(units, first.decode(docs, units, averaged)))
 
@@ -263,16 +271,23 @@ def average_frame_scores(
 ) -> FrameScores:
     """The members' role log-probabilities and sense log-softmaxes averaged, row by row (the
     rows must be the same), labels put in the first member's order (``role_orders[k]``: member
-    k's label index of each of the first's). One member's scores are returned as they are."""
+    k's label index of each of the first's; in ``sense_orders[k]``, -1 for a class member k
+    lacks, which gets that member's lowest log-probability of the row). One member's scores are
+    returned as they are."""
     if len(members) == 1:
         return members[0]
     first = members[0]
     roles = [_mean([m.roles[r][:, order] for m, order in zip(members, role_orders)]) for r in range(len(first.units))]
     senses: List[Optional[numpy.ndarray]] = [None] * len(first.units)
     if all(row is not None for m in members for row in m.senses):
-        senses = [_mean([_log_softmax(m.senses[r])[order] for m, order in zip(members, sense_orders)])
+        senses = [_mean([_with_floor(_log_softmax(m.senses[r]))[order] for m, order in zip(members, sense_orders)])
                   for r in range(len(first.units))]
     return FrameScores(list(first.units), list(first.positions), roles, senses)
+
+
+def _with_floor(log_probabilities: numpy.ndarray) -> numpy.ndarray:
+    """The row with its minimum appended: index -1 of an alignment picks it."""
+    return numpy.append(log_probabilities, log_probabilities.min())
 
 
 def _log_softmax(scores: numpy.ndarray) -> numpy.ndarray:

@@ -133,6 +133,25 @@ def test_frame_scores_are_averaged_on_the_first_members_labels():
     assert average_frame_scores([a], orders[:1], sense_orders[:1]) is a  # one member: its own scores
 
 
+def test_a_sense_class_one_member_lacks_gets_its_lowest_log_probability():
+    from spacy_lal.pipeline.ensemble import average_frame_scores
+    from spacy_lal.pipeline.srl.adapter import FrameScores
+
+    roles = [numpy.log(numpy.array([[0.5, 0.5]], dtype="float32"))]
+    a = FrameScores([0], [0], roles, [numpy.array([1.0, 0.0, 2.0], dtype="float32")])  # senses 01, 02, 27
+    b = FrameScores([0], [0], roles, [numpy.array([0.0, 4.0, 1.0], dtype="float32")])  # senses 02, 01, 03
+    sense_order = align_labels(["02", "01", "03"], ["01", "02", "27"], "sense classes", partial=True)
+    assert sense_order.tolist() == [1, 0, -1]
+    averaged = average_frame_scores([a, b], [numpy.arange(2)] * 2, [numpy.arange(3), sense_order])
+    log_softmax = lambda x: x - numpy.log(numpy.exp(x).sum())  # noqa: E731
+    la, lb = log_softmax(a.senses[0]), log_softmax(b.senses[0])
+    expected = (la + numpy.array([lb[1], lb[0], lb.min()])) / 2
+    numpy.testing.assert_allclose(averaged.senses[0], expected, rtol=1e-5)
+    assert numpy.isfinite(averaged.senses[0]).all()
+    with pytest.raises(ValueError, match="sense classes differ"):
+        align_labels(["02", "01", "03"], ["01", "02", "27"], "sense classes")
+
+
 @pytest.fixture(scope="module")
 def parser_and_labeller(trained_parser, tiny_srl, srl_examples):
     """The trained parser with a lal_srl (its own tok2vec, the tree decoder) trained on the SRL
