@@ -62,6 +62,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--retries", type=int, default=2, help="ray: reruns of a batch whose worker died (default: 2)")
     parser.add_argument("--gpus-per-worker", type=float, help="ray: default 1 for a transformer pipeline if there are GPUs")
+    parser.add_argument(
+        "--auxiliary-frames", action="store_true",
+        help="keep the frames of auxiliary rolesets (be.03, have.01, do.01) in doc._.srl, which lal_srl leaves out "
+        "by default: silver for training a labeller needs them (PropBank 3.4 annotates them)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=main)
 
@@ -87,6 +92,7 @@ def main(args: argparse.Namespace) -> int:
             retries=args.retries,
             gpus_per_worker=args.gpus_per_worker,
             progress=not args.no_progress,
+            auxiliary_frames=args.auxiliary_frames,
         )
     except (ValueError, OSError, ImportError, RuntimeError) as error:
         from . import error_line

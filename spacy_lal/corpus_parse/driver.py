@@ -86,6 +86,7 @@ def parse_corpus(
     retries: int = 2,
     gpus_per_worker: Optional[float] = None,
     progress: bool = True,
+    auxiliary_frames: bool = False,
 ) -> Summary:
     """Parse every document of ``inputs`` into shards in the directory ``output``.
 
@@ -95,7 +96,9 @@ def parse_corpus(
     Each input file is cut into shards of ``shard_size`` documents, parsed in batches of
     ``batch_size``. ``engine="local"`` parses in this process (``n_process`` as in ``nlp.pipe``);
     ``engine="ray"`` on Ray actors (``address``, ``workers``, ``retries``, ``gpus_per_worker``:
-    see :class:`.engines.RayEngine`).
+    see :class:`.engines.RayEngine`). ``auxiliary_frames``: keep the frames of auxiliary rolesets
+    in ``doc._.srl`` (the pipeline's ``lal_srl`` leaves them out by default; silver for training a
+    labeller needs them, as PropBank 3.4 annotates them).
 
     Reruns resume: shards listed in ``output/manifest.jsonl`` are skipped. Documents that cannot
     be parsed are listed in ``output/failed.jsonl`` with their file, line and the reason: bad input
@@ -118,7 +121,10 @@ def parse_corpus(
     check_model(model)
     sources = find_sources(inputs, text_unit)
     counts = _count_and_check_ids(sources)
-    with OutputDir(Path(output), {"format": format, "shard_size": shard_size}) as out:  # locked until the end
+    settings: Dict[str, Any] = {"format": format, "shard_size": shard_size}
+    if auxiliary_frames:  # only when set: outputs written before the setting existed still resume
+        settings["auxiliary_frames"] = True
+    with OutputDir(Path(output), settings) as out:  # locked until the end
         planned = {f"{name}-{k:05d}" for name, n in counts.items() for k in range(math.ceil(n / shard_size))}
         summary = Summary(Path(output), engine, workers or n_process)
         summary.shards_skipped = len(planned & out.done.keys())
@@ -133,10 +139,10 @@ def parse_corpus(
         unit = shard_size if engine == "local" and n_process > 1 else batch_size
         start = time.perf_counter()
         runner: Any = (
-            LocalEngine(model, format, batch_size, n_process=n_process)
+            LocalEngine(model, format, batch_size, n_process=n_process, auxiliary_frames=auxiliary_frames)
             if engine == "local"
             else RayEngine(model, format, batch_size, address=address, workers=workers, retries=retries,
-                           gpus_per_worker=gpus_per_worker)
+                           gpus_per_worker=gpus_per_worker, auxiliary_frames=auxiliary_frames)
         )
         with runner, tqdm(
             total=sum(counts.values()), initial=summary.documents_skipped, unit="doc", disable=not progress,

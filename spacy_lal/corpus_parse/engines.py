@@ -39,8 +39,9 @@ ENGINES = ("local", "ray")
 class LocalEngine:
     """Batches parsed one after the other in this process (``nlp.pipe`` with ``n_process``)."""
 
-    def __init__(self, model: ModelSpec, fmt: str, batch_size: int, n_process: int = 1) -> None:
-        self.parser = BatchParser(model, fmt, batch_size, n_process=n_process)
+    def __init__(self, model: ModelSpec, fmt: str, batch_size: int, n_process: int = 1,
+                 auxiliary_frames: bool = False) -> None:
+        self.parser = BatchParser(model, fmt, batch_size, n_process=n_process, auxiliary_frames=auxiliary_frames)
         self.workers = n_process
 
     def __enter__(self) -> "LocalEngine":
@@ -74,8 +75,10 @@ class RayEngine:
         workers: Optional[int] = None,
         retries: int = 2,
         gpus_per_worker: Optional[float] = None,
+        auxiliary_frames: bool = False,
     ) -> None:
         self.model, self.fmt, self.batch_size = model, fmt, batch_size
+        self.auxiliary_frames = auxiliary_frames
         self.address, self.workers, self.retries = address, workers, retries
         self.gpus_per_worker = gpus_per_worker
         self.actors: List[Any] = []
@@ -115,7 +118,8 @@ class RayEngine:
         actor = ray.remote(BatchParser).options(
             num_cpus=1, num_gpus=gpus, max_restarts=-1, max_task_retries=self.retries
         )
-        self.actors = [actor.remote(self.model, self.fmt, self.batch_size, use_gpu=bool(gpus)) for _ in range(n)]
+        self.actors = [actor.remote(self.model, self.fmt, self.batch_size, use_gpu=bool(gpus),
+                                    auxiliary_frames=self.auxiliary_frames) for _ in range(n)]
         self.workers = n
         try:
             ray.get([a.ready.remote() for a in self.actors])

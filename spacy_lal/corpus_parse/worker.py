@@ -135,12 +135,23 @@ def uses_transformer(model: ModelSpec) -> bool:
 class BatchParser:
     """Loads the pipeline once, then parses and formats batch after batch."""
 
-    def __init__(self, model: ModelSpec, fmt: str, batch_size: int, n_process: int = 1, use_gpu: bool = False):
+    def __init__(self, model: ModelSpec, fmt: str, batch_size: int, n_process: int = 1, use_gpu: bool = False,
+                 auxiliary_frames: bool = False):
         if use_gpu:
             import spacy
 
             spacy.require_gpu()
         self.nlp = load_pipeline(model)
+        if auxiliary_frames:
+            # Silver for a labeller's training needs the auxiliary frames (be.03, have.01, do.01)
+            # the pipeline leaves out of doc._.srl by default: PropBank 3.4 annotates them, and a
+            # student trained without them learns that auxiliaries are no predicates
+            # (docs/results.md, session 40).
+            from ..evaluation import keep_auxiliary_frames
+
+            if "lal_srl" not in {self.nlp.get_pipe_meta(name).factory for name in self.nlp.pipe_names}:
+                raise ValueError(f"auxiliary_frames: the pipeline has no lal_srl (components: {self.nlp.pipe_names})")
+            keep_auxiliary_frames(self.nlp)
         self.fmt = fmt
         self.batch_size = batch_size
         self.n_process = n_process

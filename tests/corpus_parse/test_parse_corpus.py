@@ -380,3 +380,29 @@ def test_ray_with_the_shipped_pipeline_equals_nlp_pipe(ray_cluster: Any, tmp_pat
     path = write_lines(tmp_path / "in.txt", docs)
     parse_corpus(path, tmp_path / "out", engine="ray", batch_size=4, shard_size=12, progress=False)
     check_equal_to_pipe(tmp_path / "out", "spacy", nlp, docs, [f"in.txt:{i}" for i in range(1, 31)])
+
+
+def test_auxiliary_frames_are_kept_where_asked(tmp_path: Path) -> None:
+    """Silver for a labeller keeps the auxiliary frames lal_srl leaves out of doc._.srl by default
+    (docs/results.md, session 40: a student trained without them stopped flagging auxiliaries);
+    a pipeline without lal_srl is refused, and so is a rerun without the setting."""
+    from spacy_lal.pretrained import shipped_pipelines
+
+    if "en_lal_ewt" not in shipped_pipelines():
+        pytest.skip("the shipped pipeline is not built")
+    path = write_lines(tmp_path / "in.txt", ["She has finished the report.", "They did not call us."])
+    senses = {}
+    for keep in (False, True):
+        out = tmp_path / f"out_{keep}"
+        parse_corpus(path, out, model="en_lal_ewt", shard_size=5, progress=False, auxiliary_frames=keep)
+        nlp = spacy.blank("en")
+        senses[keep] = {str(f.sense) for doc in output_docs(out, nlp) for f in doc._.srl}
+    assert "finish.01" in senses[False]
+    auxiliaries = {sense for sense in senses[True] if sense.split(".")[0] in ("have", "do")}
+    assert auxiliaries and not auxiliaries & senses[False]
+    assert senses[True] - auxiliaries == senses[False]
+    with pytest.raises(ValueError, match="auxiliary_frames"):
+        parse_corpus(path, tmp_path / "out_False", model="en_lal_ewt", shard_size=5, progress=False,
+                     auxiliary_frames=True)
+    with pytest.raises(ValueError, match="no lal_srl"):
+        parse_corpus(path, tmp_path / "small", model=small_nlp, shard_size=5, progress=False, auxiliary_frames=True)
