@@ -4,7 +4,7 @@ Predicate identification of each pipeline's ``lal_srl`` on gold words (the pipel
 own predicates, as end-to-end role scoring does), as F1 over predicate tokens: over every frame,
 and over the frames whose roleset is not an auxiliary-or-copula lemma's (be, have, do: gold
 rolesets for the missed predicates, predicted ones for the spurious). Auxiliary frames are kept
-while scoring, as PropBank 3.4 annotates them (``evaluation.keep_auxiliary_frames``). Session 40
+while scoring, as PropBank 3.4 annotates them (``keep_auxiliary_frames``). Session 40
 found a student's predicate F1 down 1.7 with all of its loss on those lemmas (docs/results.md).
 """
 import argparse

@@ -22,6 +22,7 @@ from .corpora.documents import read_raw_documents
 from .corpora.export import write_conllu
 from .doc.extensions import set_tree, stored_trees
 from .doc.tree import Tree
+from .pipeline.srl.component import keep_auxiliary_frames
 from .pipeline.srl.predicate_marking import mark_predicates
 from .pipeline.srl.scoring import make_srl_full_scorer
 from .scoring.evalb import COLLINS, EvalbResult, bracketing_from_tree, score_sentence
@@ -122,14 +123,6 @@ def evaluate_pipeline(
 
 def _is_rate(key: str, value: Any) -> bool:
     return isinstance(value, float) and (key.startswith(("tree", "dep", "srl")) or key.endswith("_acc"))
-
-
-def keep_auxiliary_frames(nlp: Language) -> None:
-    """Scores are PropBank 3.4's, which annotates auxiliary and modal rolesets (be.03, do.01, ...):
-    the labellers keep those frames while scored (``auxiliary_frames``), though not by default."""
-    for name in nlp.pipe_names:
-        if nlp.get_pipe_meta(name).factory == "lal_srl":
-            nlp.get_pipe(name).configure(auxiliary_frames=True)
 
 
 def evaluate_raw_text(

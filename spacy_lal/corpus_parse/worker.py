@@ -147,11 +147,10 @@ class BatchParser:
             # the pipeline leaves out of doc._.srl by default: PropBank 3.4 annotates them, and a
             # student trained without them learns that auxiliaries are no predicates
             # (docs/results.md, session 40).
-            from ..evaluation import keep_auxiliary_frames
+            from ..pipeline.srl.component import keep_auxiliary_frames
 
-            if "lal_srl" not in {self.nlp.get_pipe_meta(name).factory for name in self.nlp.pipe_names}:
+            if not keep_auxiliary_frames(self.nlp):
                 raise ValueError(f"auxiliary_frames: the pipeline has no lal_srl (components: {self.nlp.pipe_names})")
-            keep_auxiliary_frames(self.nlp)
         self.fmt = fmt
         self.batch_size = batch_size
         self.n_process = n_process

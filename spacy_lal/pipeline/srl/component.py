@@ -378,3 +378,14 @@ class SemanticRoleLabeler(UnitPipe):
             if span != (predicate, predicate + 1, "V"):
                 arguments.append(span)
         return FrameData(predicate, roleset, tuple(arguments))
+
+
+def keep_auxiliary_frames(nlp: Language) -> List[str]:
+    """Make every ``lal_srl`` of ``nlp`` keep the frames of auxiliary and modal rolesets (be.03,
+    do.01, ...) in ``doc._.srl`` (``auxiliary_frames``), which it leaves out by default: scores are
+    PropBank 3.4's, which annotates them, and so must silver be that a labeller trains on. Returns
+    the names of the components set (none: ``nlp`` has no ``lal_srl``)."""
+    names = [name for name in nlp.pipe_names if nlp.get_pipe_meta(name).factory == "lal_srl"]
+    for name in names:
+        nlp.get_pipe(name).configure(auxiliary_frames=True)
+    return names

@@ -37,7 +37,7 @@ config wins over the saved value on load.
 - ``auxiliary_frames``: keep, in ``doc._.srl``, the frames of auxiliary and modal rolesets
   (be.03, do.01, have.01, ...) that the labeller found and that have no arguments (false: left
   out; a predicate given to the labeller keeps its frame either way). Scoring keeps them, as
-  PropBank 3.4 annotates them (``evaluation.keep_auxiliary_frames``).
+  PropBank 3.4 annotates them (``component.keep_auxiliary_frames``).
 - ``whose_phrases``: *whose* phrases of relative clauses as PropBank annotates them, one R- role
   ("[ARG1 The woman] [R-ARG1 whose car] was stolen"), where the labeller split the phrase or
   joined it to its antecedent, read off the dependencies (``relatives.py``; false: the labeller's
