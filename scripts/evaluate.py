@@ -5,6 +5,7 @@
     python scripts/evaluate.py training/lal_srl/model-best corpus/ewt/test.spacy --srl-predicates gold --srl-decoder viterbi
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --gold-np-constraints require
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --srl-decoder tree --srl-gold-trees
+    python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/dev.spacy --srl-decoder tree --srl-tree-penalty 2
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/test.spacy --raw assets/UD_English-EWT/en_ewt-ud-test.conllu
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/dev.spacy --sense-prior 0
     python scripts/evaluate.py spacy_lal/pipelines/en_lal_ewt corpus/ewt/dev.spacy --ensemble spacy_lal/pipelines/en_lal_ewt_trf
@@ -32,7 +33,7 @@ Constraints (lal_parser's ``constraints`` setting): ``--gold-np-constraints requ
 puts the gold tree's NP constituents that contain a proper noun (NNP/NNPS; named-entity-like
 spans) into ``doc.spans["gold_np_propn"]`` of each input and makes them constraints of that kind.
 ``--srl-decoder tree`` restricts arguments to the predicted tree's constituents (plus single
-words); with ``--srl-gold-trees`` the inputs carry the gold trees and lal_parser is left out
+words), or with ``--srl-tree-penalty P`` charges P (log-probability) for an argument off them; with ``--srl-gold-trees`` the inputs carry the gold trees and lal_parser is left out
 (the upper bound of tree-constrained roles). ``--limit N`` scores the first N Docs only.
 
 ``--ensemble PIPELINE...`` (after the corpus: it takes every name up to the next option): the
@@ -62,6 +63,8 @@ def main(argv=None) -> int:
                            help="float32 prediction (the shipped pipelines predict in int8 by default)")
     parser.add_argument("--srl-predicates", choices=["gold", "predicted"], default="gold", help="lal_srl's predicates")
     parser.add_argument("--srl-decoder", choices=["argmax", "viterbi", "unique_roles", "tree"], help="lal_srl's decoder")
+    parser.add_argument("--srl-tree-penalty", type=float, metavar="P",
+                        help="lal_srl's tree_penalty: what decoder tree charges an argument off the tree (inf: never one)")
     parser.add_argument("--sense-prior", type=float, metavar="W",
                         help="lal_srl's sense_prior: the weight of each lemma's roleset counts (0: the sense head alone)")
     parser.add_argument("--srl-gold-trees", action="store_true", help="SRL over the gold trees (lal_parser left out)")
@@ -92,6 +95,9 @@ def main(argv=None) -> int:
             spacy_lal.quantize(member, args.quantize)
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").configure(decoder=args.srl_decoder)
+    if args.srl_tree_penalty is not None and "lal_srl" in nlp.pipe_names:
+        penalty = None if args.srl_tree_penalty == float("inf") else args.srl_tree_penalty
+        nlp.get_pipe("lal_srl").configure(tree_penalty=penalty)
     if args.sense_prior is not None and "lal_srl" in nlp.pipe_names:
         try:
             nlp.get_pipe("lal_srl").configure(sense_prior=args.sense_prior)

@@ -118,7 +118,23 @@ def evaluate_pipeline(
         scores.update({k: v for k, v in score_dependencies(examples).items() if k != "dep_las_per_type"})
     if "lal_srl" in nlp.pipe_names and "lal_srl" not in disable and any(d._.srl for d in predicted):
         scores.update(make_srl_full_scorer()(examples))
+        if any(d._.trees for d in predicted):
+            scores["srl_on_tree"] = arguments_on_tree(predicted)
     return {k: (round(100 * v, 2) if _is_rate(k, v) else v) for k, v in scores.items()}
+
+
+def arguments_on_tree(docs: Iterable[Doc]) -> float:
+    """The share of the Docs' role arguments of several words that are constituents of their own
+    trees (``lal_srl``'s decoder "tree" without ``tree_penalty`` makes it 1)."""
+    on = total = 0
+    for doc in docs:
+        constituents = {(first + s, first + e) for first, _, spans in stored_trees(doc) for s, e, _ in spans}
+        for frame in doc._.srl:
+            for argument in frame.arguments:
+                if len(argument) > 1:
+                    total += 1
+                    on += (argument.start, argument.end) in constituents
+    return on / total if total else 1.0
 
 
 def _is_rate(key: str, value: Any) -> bool:

@@ -215,7 +215,8 @@ def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys, monkeypat
     parse = behaviour.parse
 
     def recording_parse(pipeline, words):
-        setting = pipeline.get_pipe("lal_srl").cfg["decoder"]
+        cfg = pipeline.get_pipe("lal_srl").cfg
+        setting = (cfg["decoder"], cfg["tree_penalty"])
         doc = parse(pipeline, words)
         parsed.append((setting, doc))
         return doc
@@ -232,12 +233,14 @@ def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys, monkeypat
 
     docs = {}
     for decoder in ("tree", "unique_roles", "viterbi", "argmax"):
-        srl.set_decoder("viterbi" if decoder == "argmax" else "argmax")
+        srl.configure(decoder="viterbi" if decoder == "argmax" else "argmax", tree_penalty=2.0)
         parsed.clear()
         decoded_with.clear()
-        assert cli(["behaviour", "--data", str(data), "--srl-decoder", decoder, "--json"]) == 0
+        # "tree" on the spans only (an infinite penalty), the others with the penalty as it was
+        penalty = ["--srl-tree-penalty", "inf"] if decoder == "tree" else []
+        assert cli(["behaviour", "--data", str(data), "--srl-decoder", decoder, *penalty, "--json"]) == 0
         report = json.loads(capsys.readouterr().out)
-        assert [setting for setting, _ in parsed] == [decoder] * len(rows)
+        assert [setting for setting, _ in parsed] == [(decoder, None if penalty else 2.0)] * len(rows)
         assert decoded_with and set(decoded_with) == {decoder}
         # The report printed is the checks evaluated on the Docs that decoder labelled.
         expected = [
@@ -262,10 +265,12 @@ def test_cli_labels_roles_with_the_decoder_asked_for(tmp_path, capsys, monkeypat
     assert core
     assert [r for doc in docs["unique_roles"] for r in _core_roles_repeated(doc)] == []
 
-    srl.set_decoder("viterbi")
+    srl.configure(decoder="viterbi", tree_penalty=None)
     assert cli(["behaviour", "--data", str(data), "--srl-decoder", "beam"]) == 1
     assert "decoder must be one of" in capsys.readouterr().err
-    assert srl.cfg["decoder"] == "viterbi"
+    assert cli(["behaviour", "--data", str(data), "--srl-tree-penalty", "-1"]) == 1
+    assert "tree_penalty must be a number >= 0" in capsys.readouterr().err
+    assert (srl.cfg["decoder"], srl.cfg["tree_penalty"]) == ("viterbi", None)
 
 
 # Shipped pipelines known to be under the bar, and by how much (docs/results.md, "Behavioural checks"):

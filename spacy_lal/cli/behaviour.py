@@ -7,7 +7,8 @@ names a set shipped with the package: ``core`` (the default, ``spacy_lal/data/be
 ``everyday`` (``spacy_lal/data/behaviour_everyday.jsonl``: noun-or-verb words, phrases that belong to
 the verb, particles and stranded prepositions, role numbers, whose-relatives, auxiliaries and
 recipes); ``--data`` reads another file instead. ``--json`` prints the same as JSON.
-``--srl-decoder`` labels roles with another of ``lal_srl``'s decoders than the pipeline's.
+``--srl-decoder`` labels roles with another of ``lal_srl``'s decoders than the pipeline's,
+``--srl-tree-penalty`` with another ``tree_penalty`` (inf: arguments on the tree only).
 """
 import argparse
 import json
@@ -43,6 +44,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     data.add_argument("--data", type=Path, help="another behaviour file (JSON lines) instead of --set")
     parser.add_argument("--srl-decoder", help="lal_srl's decoder (argmax, viterbi, unique_roles, tree)")
+    parser.add_argument("--srl-tree-penalty", type=float, metavar="P",
+                        help="lal_srl's tree_penalty: what decoder tree charges an argument off the tree (inf: never one)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.set_defaults(func=main)
 
@@ -68,12 +71,19 @@ def main(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"behaviour: cannot load the pipeline {args.model!r}: {' '.join(str(error).split())}", file=sys.stderr)
         return 1
-    if args.srl_decoder is not None:
+    srl_settings = {
+        key: value for key, value in (("decoder", args.srl_decoder), ("tree_penalty", args.srl_tree_penalty))
+        if value is not None
+    }
+    if srl_settings:
         if "lal_srl" not in nlp.pipe_names:
-            print(f"behaviour: --srl-decoder needs lal_srl, and {args.model!r} has none", file=sys.stderr)
+            options = " and ".join(f"--srl-{key.replace('_', '-')}" for key in srl_settings)
+            print(f"behaviour: {options} needs lal_srl, and {args.model!r} has none", file=sys.stderr)
             return 1
+        if srl_settings.get("tree_penalty") == float("inf"):
+            srl_settings["tree_penalty"] = None
         try:
-            nlp.get_pipe("lal_srl").set_decoder(args.srl_decoder)
+            nlp.get_pipe("lal_srl").configure(**srl_settings)
         except ValueError as error:
             print(f"behaviour: {error}", file=sys.stderr)
             return 1

@@ -4,14 +4,17 @@ allowed spans.
 
 Inputs are validated by `spacy_lal.decode.span_viterbi_batch`; this module trusts them
 (C-contiguous float32 [n, L] scores, int32 [m, 2] allowed spans sorted by end, then by
-increasing length, every single word included, and the role tables of a `BIOScheme`).
+increasing length, every single word included, float64 [m] costs, and the role tables of a
+`BIOScheme`).
 
 A BIO sequence is a segmentation of the words into O words and labelled segments: a segment
 (a, b) with role X reads B-X on word a and I-X on a+1..b-1, so it scores
     s[a, B-X] + sum_{a < t < b} s[t, I-X]
 and the sequence's score is the sum of its segments' and O words' scores (the BIO decoders'
-objective). Restricting segments to the allowed spans gives the semi-Markov recursion
-    best[t] = max(best[t-1] + s[t-1, O], max_{(a, t) allowed, X} best[a] + segment(a, t, X))
+objective) less the costs of its segments' spans. Restricting segments to the allowed spans gives
+the semi-Markov recursion
+    best[t] = max(best[t-1] + s[t-1, O],
+                  max_{(a, t) allowed, X} best[a] + segment(a, t, X) - cost(a, t))
 over ends t = 1..n, O(n + m R) with per-role prefix sums of the I-scores. With a predicate p,
 word p is never O, a segment starting at p has role V and no other segment has it, and no segment
 contains p without starting there (so p is B-V and the only one, as in `_viterbi`).
@@ -42,12 +45,12 @@ cdef struct Roles:
     int v_role          # the role of V (-1 if none)
 
 
-cdef int _decode(const float* s, int n, int L, const int* spans, int m, const Roles* ro,
-                 int pred, double* best, int* bstart, int* brole, double* cum,
+cdef int _decode(const float* s, int n, int L, const int* spans, const double* cost, int m,
+                 const Roles* ro, int pred, double* best, int* bstart, int* brole, double* cum,
                  int* out) noexcept nogil:
     cdef int R = ro.R
     cdef int t, u, r, a, b, k, lab_i
-    cdef double acc, val, seg
+    cdef double acc, val, seg, c
     if n == 0:
         return _OK
     acc = 0.0
@@ -72,6 +75,7 @@ cdef int _decode(const float* s, int n, int L, const int* spans, int m, const Ro
             best[t] = best[t - 1] + s[(t - 1) * L + ro.outside]
         while k < m and spans[2 * k + 1] == t:
             a = spans[2 * k]
+            c = cost[k]
             k += 1
             if pred >= 0 and a < pred < t:
                 continue  # the predicate's word may only start a segment
@@ -84,7 +88,7 @@ cdef int _decode(const float* s, int n, int L, const int* spans, int m, const Ro
                 if t - a > 1 and lab_i < 0:
                     continue
                 seg = s[a * L + ro.bi[2 * r]] + cum[t * R + r] - cum[(a + 1) * R + r]
-                val = best[a] + seg
+                val = best[a] + seg - c
                 if val > best[t]:
                     best[t] = val
                     bstart[t] = a
@@ -106,12 +110,13 @@ cdef int _decode(const float* s, int n, int L, const int* spans, int m, const Ro
     return _OK
 
 
-def span_viterbi_batch(list scores, list spans, const int[:, ::1] roles, int outside,
+def span_viterbi_batch(list scores, list spans, list costs, const int[:, ::1] roles, int outside,
                        int v_role, const int[::1] predicates):
     """Decode validated sentences in one GIL-free loop.
 
     scores: C-contiguous float32 [n, L]; spans: C-contiguous int32 [m, 2] (sorted by end, then
-    by increasing length; single words included); roles: int32 [R, 2] (B index, I index or -1);
+    by increasing length; single words included); costs: C-contiguous float64 [m], what a
+    segment over each span costs; roles: int32 [R, 2] (B index, I index or -1);
     outside: index of O; v_role: row of V in roles (-1 if none); predicates: int32 [B], -1 for
     none. Returns (labels, status): a list of int32 [n] arrays and int32 [B] status codes.
     """
@@ -126,6 +131,7 @@ def span_viterbi_batch(list scores, list spans, const int[:, ::1] roles, int out
     ro.v_role = v_role
     cdef const float** in_p = <const float**>malloc(max(B, 1) * sizeof(float*))
     cdef const int** span_p = <const int**>malloc(max(B, 1) * sizeof(int*))
+    cdef const double** cost_p = <const double**>malloc(max(B, 1) * sizeof(double*))
     cdef int** out_p = <int**>malloc(max(B, 1) * sizeof(int*))
     cdef int* dims = <int*>malloc(max(B, 1) * 3 * sizeof(int))
     cdef double* best = NULL
@@ -133,8 +139,8 @@ def span_viterbi_batch(list scores, list spans, const int[:, ::1] roles, int out
     cdef int* bstart = NULL
     cdef int* brole = NULL
     cdef cnp.ndarray arr
-    if in_p == NULL or span_p == NULL or out_p == NULL or dims == NULL:
-        free(in_p); free(span_p); free(out_p); free(dims)
+    if in_p == NULL or span_p == NULL or cost_p == NULL or out_p == NULL or dims == NULL:
+        free(in_p); free(span_p); free(cost_p); free(out_p); free(dims)
         raise MemoryError()
     status = np.zeros(B, dtype=np.int32)
     cdef int[::1] status_v = status
@@ -149,6 +155,8 @@ def span_viterbi_batch(list scores, list spans, const int[:, ::1] roles, int out
             arr = spans[b]
             span_p[b] = <const int*>cnp.PyArray_DATA(arr)
             dims[3 * b + 2] = arr.shape[0]
+            arr = costs[b]
+            cost_p[b] = <const double*>cnp.PyArray_DATA(arr)
             out = np.empty(dims[3 * b], dtype=np.int32)
             out_p[b] = <int*>cnp.PyArray_DATA(<cnp.ndarray>out)
             labels.append(out)
@@ -161,9 +169,9 @@ def span_viterbi_batch(list scores, list spans, const int[:, ::1] roles, int out
         with nogil:
             for b in range(B):
                 status_v[b] = _decode(in_p[b], dims[3 * b], dims[3 * b + 1], span_p[b],
-                                      dims[3 * b + 2], &ro, predicates[b], best, bstart, brole,
+                                      cost_p[b], dims[3 * b + 2], &ro, predicates[b], best, bstart, brole,
                                       cum, out_p[b])
     finally:
-        free(in_p); free(span_p); free(out_p); free(dims)
+        free(in_p); free(span_p); free(cost_p); free(out_p); free(dims)
         free(best); free(cum); free(bstart); free(brole)
     return labels, status

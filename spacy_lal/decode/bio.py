@@ -6,6 +6,8 @@ arguments are all allowed spans (span-level, semi-Markov Viterbi). Inputs are va
 """
 from __future__ import annotations
 
+import math
+import numbers
 import operator
 from typing import Any, Iterable, Optional, Sequence, Tuple
 
@@ -246,14 +248,29 @@ def repair_bio(
 # ----------------------------------------------------------------------------- span-level BIO
 
 
-def _allowed_spans(spans: Any, n: int, where: str) -> np.ndarray:
-    """The allowed segments with every single word added, int32 [m, 2], in the order the core
-    reads them: by end, then by increasing length."""
+def _span_table(spans: Any, n: int, penalty: float, where: str) -> Tuple[np.ndarray, np.ndarray]:
+    """The segments the core may use, int32 [m, 2] in the order it reads them (by end, then by
+    length), and what each costs, float64 [m]: the allowed spans and every single word at 0, and
+    with a finite ``penalty`` every other span at ``penalty``."""
     arr = _spans_array(spans, n, where)
+    if np.isfinite(penalty):
+        free = np.zeros((n + 1, n + 1), dtype=bool)
+        free[arr[:, 0], arr[:, 1]] = True
+        # Every span, already in that order: for each end b the starts b-1, b-2, ..., 0.
+        ends = np.repeat(np.arange(1, n + 1), np.arange(1, n + 1))
+        starts = ends - 1 - (np.arange(len(ends)) - np.repeat(np.cumsum(np.arange(n)), np.arange(1, n + 1)))
+        costs = np.where(free[starts, ends] | (ends - starts == 1), 0.0, float(penalty))
+        return np.stack([starts, ends], axis=1).astype(np.int32), costs
     singles = np.stack([np.arange(n), np.arange(1, n + 1)], axis=1)
     arr = np.unique(np.concatenate([arr, singles]), axis=0)
     order = np.lexsort((arr[:, 0] - arr[:, 1], arr[:, 1]))  # end, then length (start descending)
-    return np.ascontiguousarray(arr[order], dtype=np.int32)
+    return np.ascontiguousarray(arr[order], dtype=np.int32), np.zeros(len(arr))
+
+
+def _penalty(penalty: Any, name: str) -> float:
+    if isinstance(penalty, bool) or not isinstance(penalty, numbers.Real) or not penalty >= 0:
+        raise ValueError(f"{name}: penalty must be a number >= 0 (inf: allowed spans only), got {penalty!r}")
+    return float(penalty)
 
 
 def span_viterbi_batch(
@@ -261,14 +278,16 @@ def span_viterbi_batch(
     scheme: BIOScheme,
     spans: Sequence[Iterable[Span]],
     predicates: Optional[Sequence[Optional[int]]] = None,
+    penalty: float = math.inf,
 ) -> list[list[int]]:
     """`span_viterbi` over a list of [n, L] score matrices and their allowed spans, in one
     GIL-free call."""
-    return _span_batch(scores, scheme, spans, predicates, "span_viterbi_batch", True)
+    return _span_batch(scores, scheme, spans, predicates, penalty, "span_viterbi_batch", True)
 
 
 def span_viterbi(
-    scores: Any, scheme: BIOScheme, spans: Iterable[Span], predicate: Optional[int] = None
+    scores: Any, scheme: BIOScheme, spans: Iterable[Span], predicate: Optional[int] = None,
+    penalty: float = math.inf,
 ) -> list[int]:
     """Best valid BIO sequence (label indices) whose arguments are all allowed spans, exact.
 
@@ -277,27 +296,35 @@ def span_viterbi(
     spans: the allowed (start, end) segments, e.g. the constituents of a tree; they may overlap
         or cross each other; every single word is allowed as well.
     predicate: as in `bio_viterbi` (its word starts the only V segment, which is an allowed span).
-    Every labelled run of the result (B-X I-X ...) is an allowed span or a single word; with every
-    span allowed the result scores as `bio_viterbi`'s. Semi-Markov Viterbi, O(n + m R) for m
-    spans and R roles. Ties: O first, then the shorter segment, then the lower role.
-    Returns [] for n = 0.
+    penalty: what a labelled run of several words over a span that is not allowed costs, taken
+        from the sequence's score; inf (default): such runs are never chosen. A finite penalty
+        trades the scores' evidence against the spans (0: `bio_viterbi`'s optimum); every span of
+        the sentence is then a candidate, O(n^2 R).
+    With an infinite penalty every labelled run of the result (B-X I-X ...) is an allowed span or
+    a single word; with every span allowed the result scores as `bio_viterbi`'s. Semi-Markov
+    Viterbi, O(n + m R) for m spans and R roles. Ties: O first, then the shorter segment, then the
+    lower role. Returns [] for n = 0.
     """
-    return _span_batch([scores], scheme, [spans], [predicate], "span_viterbi", False)[0]
+    return _span_batch([scores], scheme, [spans], [predicate], penalty, "span_viterbi", False)[0]
 
 
 def _span_batch(
     scores: Sequence[Any], scheme: BIOScheme, spans: Sequence[Any],
-    predicates: Optional[Sequence[Any]], name: str, batch: bool,
+    predicates: Optional[Sequence[Any]], penalty: Any, name: str, batch: bool,
 ) -> list[list[int]]:
     arrays, preds = _bio_inputs(scores, scheme, predicates, name, batch)
+    penalty = _penalty(penalty, name)
     if len(spans) != len(scores):
         raise ValueError(f"{name}: {len(spans)} span lists for {len(scores)} sentences")
-    span_arrays = [
-        _allowed_spans(spans[i], arr.shape[0], _batch_where(name, batch, i, "spans"))
-        for i, arr in enumerate(arrays)
-    ]
+    # Rows of one sentence (one per predicate) share its span list: one table for all of them.
+    tables, made = [], {}
+    for i, arr in enumerate(arrays):
+        key = (id(spans[i]), arr.shape[0])
+        if key not in made:
+            made[key] = _span_table(spans[i], arr.shape[0], penalty, _batch_where(name, batch, i, "spans"))
+        tables.append(made[key])
     labels, status = _span_viterbi.span_viterbi_batch(
-        arrays, span_arrays, scheme.roles, scheme.outside, scheme.v_role, preds
+        arrays, [t[0] for t in tables], [t[1] for t in tables], scheme.roles, scheme.outside, scheme.v_role, preds
     )
     if status.any():  # every single word is allowed, so only non-finite scores fail
         raise _nonfinite(_batch_where(name, batch, int(np.flatnonzero(status)[0]), "scores"))

@@ -1,5 +1,6 @@
 """The span-level BIO Viterbi (`span_viterbi`) against brute force over every valid BIO sequence
-whose labelled runs are allowed spans, and against `bio_viterbi` when every span is allowed."""
+whose labelled runs are allowed spans (or, with a finite penalty, over every valid sequence less
+the penalty of each run off the spans), and against `bio_viterbi` when every span is allowed."""
 from __future__ import annotations
 
 import numpy as np
@@ -47,6 +48,43 @@ def test_span_viterbi_matches_brute_force(case, data):
     assert set(runs(labels, out)) <= allowed, f"{out}: an argument is not an allowed span"
     best = max(float(scores[np.arange(n), s].astype(np.float64).sum()) for s in seqs)
     assert float(scores[np.arange(n), out].astype(np.float64).sum()) == pytest.approx(best, abs=TOL)
+
+
+@SETTINGS
+@given(bio_case(max_n=6), st.data(), st.sampled_from([0.0, 0.3, 1.0, 4.0]))
+def test_penalty_matches_brute_force(case, data, penalty):
+    labels, scores, predicate = case
+    n = scores.shape[0]
+    spans = random_spans(rng_from(data.draw), n)
+    scheme = BIOScheme(labels)
+    allowed = set(spans) | {(t, t + 1) for t in range(n)}
+
+    def objective(seq) -> float:
+        off = sum(1 for run in runs(labels, seq) if run not in allowed)
+        return float(scores[np.arange(n), seq].astype(np.float64).sum()) - penalty * off
+
+    out = span_viterbi(scores, scheme, spans, predicate, penalty=penalty)
+    assert scheme.is_valid(out, predicate)
+    best = max(objective(s) for s in valid_sequences(labels, n, predicate))
+    assert objective(out) == pytest.approx(best, abs=TOL)
+
+
+def test_penalty_weighs_the_scores_against_the_spans():
+    """The tokens prefer one A0 over (0, 3), which is not allowed; (0, 2) + (2, 3) as two A0s
+    lose 0.5: under a penalty of 0.4 the run off the spans wins, under 0.6 the split does."""
+    scheme = BIOScheme(["O", "B-V", "I-V", "B-A0", "I-A0", "B-A1", "I-A1"])
+    scores = np.full((4, 7), -3.0, np.float32)
+    scores[0, 3] = scores[1, 4] = scores[2, 4] = 0.0
+    scores[2, 3] = -0.5
+    scores[3, 1] = 0.0
+    spans = [(0, 2)]
+    names = lambda out: [scheme.labels[k] for k in out]  # noqa: E731
+    assert names(span_viterbi(scores, scheme, spans, 3, penalty=0.4)) == ["B-A0", "I-A0", "I-A0", "B-V"]
+    assert names(span_viterbi(scores, scheme, spans, 3, penalty=0.6)) == ["B-A0", "I-A0", "B-A0", "B-V"]
+    assert span_viterbi(scores, scheme, spans, 3, penalty=0.6) == span_viterbi(scores, scheme, spans, 3)
+    assert span_viterbi(scores, scheme, spans, 3, penalty=0.0) == bio_viterbi(scores, scheme, 3)
+    batch = span_viterbi_batch([scores, scores[:2]], scheme, [spans, []], [3, None], penalty=0.4)
+    assert batch == [span_viterbi(scores, scheme, spans, 3, penalty=0.4), span_viterbi(scores[:2], scheme, [], None, penalty=0.4)]
 
 
 @SETTINGS
@@ -98,6 +136,10 @@ def test_known_sequence_and_batch():
         (lambda s: span_viterbi(np.zeros((3, 5), np.float32), "x", []), TypeError, "BIOScheme"),
         (lambda s: span_viterbi_batch([np.zeros((3, 5), np.float32)], s, []), ValueError,
          "0 span lists for 1 sentences"),
+        (lambda s: span_viterbi(np.zeros((3, 5), np.float32), s, [], penalty=-1.0), ValueError,
+         "penalty must be a number >= 0"),
+        (lambda s: span_viterbi(np.zeros((3, 5), np.float32), s, [], penalty=float("nan")), ValueError,
+         "penalty must be a number >= 0"),
     ],
 )
 def test_validation_errors(call, error, match):

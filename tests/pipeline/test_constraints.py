@@ -14,6 +14,7 @@ from spacy.tokens import Doc, Span
 import spacy_lal
 from spacy_lal.decode import CORE_ROLES
 from spacy_lal.doc.api import NotAConstituentError
+from spacy_lal.evaluation import arguments_on_tree
 from spacy_lal.pipeline.constraints import check_constraints, constrain_units, unit_spans
 from spacy_lal.pipeline.units import Unit
 from spacy_lal.pretrained import shipped_pipelines
@@ -231,14 +232,16 @@ def test_constraints_setting_is_saved_and_restored(nlp, tmp_path):
 # ----------------------------------------------------------------------------- SRL
 
 
-def labelled_with(nlp, decoder: str, text: str):
-    """``text`` through the shipped pipeline with lal_srl's ``decoder`` (its own restored)."""
+def labelled_with(nlp, decoder: str, text: str, tree_penalty=None):
+    """``text`` through the shipped pipeline with lal_srl's ``decoder`` and ``tree_penalty``
+    (None: decoder "tree" keeps every argument on the spans), its own settings restored."""
     srl = nlp.get_pipe("lal_srl")
+    own = {key: srl.cfg[key] for key in ("decoder", "tree_penalty")}
     try:
-        srl.set_decoder(decoder)
+        srl.configure(decoder=decoder, tree_penalty=tree_penalty)
         return nlp(text)
     finally:
-        srl.set_decoder("viterbi")
+        srl.configure(**own)
 
 
 # Everyday sentences with arguments of several words (whatever a labeller makes of them).
@@ -285,7 +288,8 @@ def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
     # Without a tree: BIO Viterbi, one warning per call.
     srl = nlp.get_pipe("lal_srl")
     two_sentences = "But he has insisted that he wants nuclear power for peaceful purposes. He said they left."
-    srl.set_decoder("tree")
+    own = dict(srl.cfg)
+    srl.configure(decoder="tree", tree_penalty=None)
     try:
         with nlp.select_pipes(disable=["lal_parser"]):
             with caplog.at_level(logging.WARNING, logger="spacy_lal"):
@@ -293,7 +297,7 @@ def test_srl_tree_decoder_keeps_arguments_inside_the_tree(nlp, caplog):
             srl.set_decoder("viterbi")
             viterbi = nlp(two_sentences)
     finally:
-        srl.set_decoder("viterbi")
+        srl.configure(decoder=own["decoder"], tree_penalty=own["tree_penalty"])
     assert caplog.text.count("decoder 'tree': 2 of 2 sentences have no spans") == 1
     assert [f.data for f in fallback._.srl] == [f.data for f in viterbi._.srl]
 
@@ -341,18 +345,41 @@ def test_srl_unique_roles_decoder_never_repeats_a_core_role(nlp):
 
 
 @shipped
+def test_srl_tree_penalty_runs_from_viterbi_to_the_tree(nlp):
+    """``tree_penalty`` 0 charges nothing for an argument off the tree (BIO Viterbi's frames), a
+    huge one charges more than any score difference (the hard "tree" decoder's frames), on the
+    everyday sentences and on a tree made to lack an argument the free decoder gives."""
+    text = SRL_TEXTS[0]
+    free = labelled_with(nlp, "viterbi", text)
+    start, end = next((s, e) for s, e in arguments(free) if e - s > 1)
+    crossing = (start - 1, start + 1) if start > 0 else (end - 1, end + 1)
+    with nlp.get_pipe("lal_parser").constrained(no_cross=[crossing]):
+        lacking = {penalty: labelled_with(nlp, "tree", text, penalty) for penalty in (0.0, 1e9, None)}
+        lacking["viterbi"] = labelled_with(nlp, "viterbi", text)
+    assert (start, end) in arguments(lacking[0.0]) and (start, end) not in arguments(lacking[1e9])
+    assert arguments_on_tree([lacking["viterbi"]]) < 1.0 == arguments_on_tree([lacking[None]])
+    for docs in [lacking] + [{p: labelled_with(nlp, "tree", t, p) for p in (0.0, 1e9, None)} for t in SRL_TEXTS[1:]]:
+        viterbi = docs.get("viterbi") or labelled_with(nlp, "viterbi", docs[None].text)
+        assert [f.data for f in docs[0.0]._.srl] == [f.data for f in viterbi._.srl]
+        assert [f.data for f in docs[1e9]._.srl] == [f.data for f in docs[None]._.srl]
+    with pytest.raises(ValueError, match="tree_penalty must be a number >= 0"):
+        nlp.get_pipe("lal_srl").configure(tree_penalty=-1)
+
+
+@shipped
 def test_srl_user_spans_and_settings_round_trip(nlp):
     srl = nlp.get_pipe("lal_srl")
     text = "The old man saw the boy with the telescope."
     doc = nlp.make_doc(text)
     allowed = [(0, 3), (4, 6)]
     doc.spans["args"] = [doc[s:e] for s, e in allowed]
-    srl.set_decoder("tree", argument_spans=["spans:args"])
+    own = {key: srl.cfg[key] for key in ("decoder", "argument_spans", "tree_penalty")}
+    srl.configure(decoder="tree", argument_spans=["spans:args"], tree_penalty=None)
     try:
         with nlp.select_pipes(disable=["lal_parser"]):
             doc = nlp(doc)
     finally:
-        srl.set_decoder("viterbi", argument_spans=["tree"])
+        srl.configure(**own)
     args = [(a.start, a.end) for f in doc._.srl for a in f.arguments]
     assert (4, 6) in args  # the span the user allowed, not only single words
     assert all(e - s == 1 or (s, e) in allowed for s, e in args)
@@ -360,9 +387,10 @@ def test_srl_user_spans_and_settings_round_trip(nlp):
         srl.set_decoder("tree", argument_spans=["constituents"])
     with pytest.raises(ValueError, match="decoder must be one of"):
         srl.set_decoder("beam")
-    config = {"components": {"lal_srl": {"decoder": "tree", "argument_spans": ["tree", "ents"]}}}
+    config = {"components": {"lal_srl": {"decoder": "tree", "argument_spans": ["tree", "ents"], "tree_penalty": 1.5}}}
     loaded = spacy.load(spacy_lal.pipeline_path(), config=config)
     assert loaded.get_pipe("lal_srl").cfg["decoder"] == "tree"
+    assert loaded.get_pipe("lal_srl").cfg["tree_penalty"] == 1.5
     assert loaded.get_pipe("lal_srl").cfg["argument_spans"] == ["tree", "ents"]
     assert loaded.config["components"]["lal_srl"]["argument_spans"] == ["tree", "ents"]  # what to_disk saves
 

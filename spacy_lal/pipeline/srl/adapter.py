@@ -10,6 +10,7 @@ constrained Viterbi with or without unique core roles, or the span-level Viterbi
 are allowed spans such as the tree's constituents; ``spacy_lal.decode``) and senses, within what
 the frame inventory allows (:class:`FrameChoices`, made by ``inventory.py``).
 """
+import math
 from dataclasses import dataclass, fields, replace
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -260,9 +261,11 @@ class SrlAdapter(torch.nn.Module):
         decoder: str,
         spans: Optional[List[Optional[List[Tuple[int, int]]]]] = None,
         choices: Optional[FrameChoices] = None,
+        tree_penalty: Optional[float] = None,
     ) -> DecodedFrames:
         """BIO label ids and senses of each (unit, predicate) row. Decoder "tree": each row's
-        arguments are ``spans`` of its unit or single words, by the exact span-level Viterbi;
+        arguments are ``spans`` of its unit or single words, by the exact span-level Viterbi
+        (with ``tree_penalty``, other spans of several words at that cost: ``settings.py``);
         rows of units without spans (None) get BIO Viterbi. "unique_roles": BIO Viterbi in which
         no core role (``decode.CORE_ROLES``) starts twice in a row. The component validated
         ``decoder``. With ``choices`` (the frame inventory's, per row) each row's sense is its
@@ -278,7 +281,8 @@ class SrlAdapter(torch.nn.Module):
                 if senses[r] is not None:
                     rows_scores[r][:, ~choices.role_masks[r, senses[r]]] = MASKED_SCORE
         if decoder == "tree":
-            tags = self._decode_spans(rows_scores, units, positions, spans or [None] * (max(units) + 1))
+            penalty = math.inf if tree_penalty is None else tree_penalty
+            tags = self._decode_spans(rows_scores, units, positions, spans or [None] * (max(units) + 1), penalty)
         elif decoder == "unique_roles":
             tags = bio_viterbi_batch(rows_scores, self.scheme, positions, unique_roles=CORE_ROLES)
         else:
@@ -286,7 +290,7 @@ class SrlAdapter(torch.nn.Module):
             tags = decode(rows_scores, self.scheme, positions)
         return DecodedFrames(units, positions, tags, senses, choices)
 
-    def _decode_spans(self, scores, units: List[int], positions: List[int], spans) -> List[List[int]]:
+    def _decode_spans(self, scores, units: List[int], positions: List[int], spans, penalty: float) -> List[List[int]]:
         """Span-level Viterbi for rows whose unit has spans, BIO Viterbi for the others."""
         tags: List[Optional[List[int]]] = [None] * len(units)
         for use_spans in (True, False):
@@ -296,7 +300,7 @@ class SrlAdapter(torch.nn.Module):
             picked = [scores[r] for r in rows]
             preds = [positions[r] for r in rows]
             if use_spans:
-                found = span_viterbi_batch(picked, self.scheme, [spans[units[r]] for r in rows], preds)
+                found = span_viterbi_batch(picked, self.scheme, [spans[units[r]] for r in rows], preds, penalty)
             else:
                 found = bio_viterbi_batch(picked, self.scheme, preds)
             for r, seq in zip(rows, found):

@@ -4,7 +4,7 @@ It writes one frame per predicate to ``doc._.srl`` (see ``spacy_lal.doc.extensio
 the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``, ``ARGM-TMP``,
 ``C-ARG1``, ``R-ARG0``, ...; continuation and reference roles are labels of their own).
 
-Settings (``predicates``, ``decoder``, ``argument_spans``, ``frames``, ``sense_prior``,
+Settings (``predicates``, ``decoder``, ``argument_spans``, ``tree_penalty``, ``frames``, ``sense_prior``,
 ``sense_loss``, ``auxiliary_frames``, ``whose_phrases``, ``piece_length``): ``settings.py``.
 
 Senses: the classes are the roleset suffixes seen in training ("01", "02", "LV", ...); the
@@ -77,6 +77,7 @@ def make_lal_srl(
     predicates: str,
     decoder: str,
     argument_spans: List[str],
+    tree_penalty: Optional[float],
     frames: Optional[str],
     sense_prior: float,
     sense_loss: str,
@@ -96,6 +97,7 @@ def make_lal_srl(
         predicates=predicates,
         decoder=decoder,
         argument_spans=argument_spans,
+        tree_penalty=tree_penalty,
         frames=frames,
         sense_prior=sense_prior,
         sense_loss=sense_loss,
@@ -269,7 +271,7 @@ class SemanticRoleLabeler(UnitPipe):
                 sense_lemmas=self.cfg["sense_lemmas"], sense_counts=self.cfg["sense_counts"],
                 sense_prior=self.cfg["sense_prior"], phrasal_adverbs=set(self.cfg["phrasal_adverbs"]),
             )
-        return torch_module(self.model).decode_rows(scores, decoder, spans, choices)
+        return torch_module(self.model).decode_rows(scores, decoder, spans, choices, self.cfg["tree_penalty"])
 
     def _argument_spans(self, docs: List[Doc], units: List[Unit]) -> List[Optional[List[Tuple[int, int]]]]:
         """Per unit, the word spans its arguments may take (decoder "tree"), None where the

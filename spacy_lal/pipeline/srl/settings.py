@@ -21,6 +21,13 @@ config wins over the saved value on load.
 - ``argument_spans``: the sources of "tree"'s spans, as the parser's constraints name them
   (``constraints.py``): "tree" (the constituents ``lal_parser`` put on the Doc), "ents",
   "noun_chunks", "spans:KEY".
+- ``tree_penalty``: how decoder "tree" treats an argument of several words that is not one of
+  ``argument_spans``: null (default) never chooses one; a number >= 0 is what such an argument
+  costs in the sequence's log-probability, so the labeller keeps a role off the spans only when
+  its scores prefer it by more than that (``decode.span_viterbi``'s ``penalty``; 0 is
+  "viterbi"). The shipped pipelines use "tree" at 2.0, chosen on EWT dev: more roles are
+  constituents than with "viterbi" at no loss of role F1, where the hard constraint loses about 2
+  (docs/results.md, "Roles on the tree").
 - ``frames``: "propbank" (default) makes every sense a roleset of PropBank 3.4's frame files and
   allows only the numbered roles that roleset defines (``inventory.py``); null: the unconstrained
   senses and roles (``lemma.class`` whatever PropBank has). Training is the same either way.
@@ -45,7 +52,7 @@ config wins over the saved value on load.
 - ``piece_length``: sentences longer than this many words are labelled in pieces of at most this
   many, a predicate's arguments found within its own piece.
 """
-from typing import Any, List
+from typing import Any, List, Optional
 
 from ..constraints import check_sources
 from ..settings import PIECE_LENGTH, Setting, Settings, check_choice, check_flag, check_weight
@@ -57,6 +64,10 @@ FRAME_INVENTORIES = ("propbank", None)
 SENSE_LOSSES = ("all", "lemma")
 
 
+def _check_tree_penalty(component: str, setting: str, value: Any) -> Optional[float]:
+    return None if value is None else check_weight(component, setting, value)
+
+
 def _check_argument_spans(component: str, setting: str, value: Any) -> List[str]:
     return check_sources(component, setting, value, extra=(TREE_SOURCE,))
 
@@ -65,6 +76,7 @@ LAL_SRL = Settings(
     predicates=Setting("gold", check_choice(PREDICATE_MODES), runtime=True),
     decoder=Setting("argmax", check_choice(DECODERS), runtime=True),
     argument_spans=Setting([TREE_SOURCE], _check_argument_spans, runtime=True),
+    tree_penalty=Setting(None, _check_tree_penalty, runtime=True),
     frames=Setting("propbank", check_choice(FRAME_INVENTORIES), runtime=True),
     sense_prior=Setting(0.5, check_weight, runtime=True),
     sense_loss=Setting("all", check_choice(SENSE_LOSSES)),
