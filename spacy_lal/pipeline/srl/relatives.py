@@ -12,7 +12,11 @@ was stolen"). Both are repaired over the parser's dependencies, where they give 
   are dropped;
 - an argument that ends with a *whose* phrase, holds words before it (the antecedent) and whose
   predicate is in the clause the phrase belongs to (the subtree of the word the phrase's noun
-  depends on) is split into the antecedent, its label kept, and the phrase as its R- role.
+  depends on) is split into the antecedent, its label kept, and the phrase as its R- role;
+- an argument that is exactly a *whose* phrase of the predicate's clause, labelled with the role
+  of the argument just before it (the antecedent, nothing but punctuation between them: "[ARG0 a
+  friend] [ARG0 whose sister] lives", which a decoder keeping arguments on the tree gives), is
+  that role's R- form.
 
 Nothing changes where the dependencies do not give such a phrase, where the grown phrase would
 cross another argument or hold the predicate, or where the label has no R- form (C- roles, V).
@@ -44,6 +48,8 @@ def _repair(doc: Doc, frame: FrameData) -> FrameData:
             continue
         if label.startswith("R-") and end - start == 1 and doc[start].lower_ == WHOSE:
             arguments = _grow(doc, frame.predicate, arguments, (start, end, label))
+        elif _has_reference_form(label) and doc[start].lower_ == WHOSE:
+            arguments = _refer(doc, frame.predicate, arguments, (start, end, label))
         elif _has_reference_form(label):
             arguments = _split(doc, frame.predicate, arguments, (start, end, label))
     if arguments == list(frame.arguments):
@@ -76,6 +82,19 @@ def _split(doc: Doc, predicate: int, arguments: List[Argument], argument: Argume
         rest = [a for a in arguments if a != argument]
         return rest + [(start, token.i, label), (token.i, end, f"R-{label}")]
     return arguments
+
+
+def _refer(doc: Doc, predicate: int, arguments: List[Argument], argument: Argument) -> List[Argument]:
+    start, end, label = argument
+    phrase = _phrase(doc[start])
+    if phrase is None or phrase[:2] != (start, end) or not _in_clause(phrase, predicate):
+        return arguments
+    antecedent = max((a for a in arguments if a[1] <= start), key=lambda a: a[1], default=None)
+    if antecedent is None or antecedent[2] != label:
+        return arguments
+    if any(not token.is_punct for token in doc[antecedent[1]:start]):
+        return arguments
+    return [a for a in arguments if a != argument] + [(start, end, f"R-{label}")]
 
 
 def _phrase(whose: Token) -> Optional[Tuple[int, int, Token]]:

@@ -48,6 +48,20 @@ def test_an_antecedent_joined_to_the_phrase_is_split_for_the_clauses_predicate_o
     assert fixed_called == called
 
 
+def test_a_whose_phrase_labelled_as_its_antecedent_is_the_reference_role():
+    doc = sister_doc()
+    frame = FrameData(7, "live.01", ((2, 4, "ARG0"), (4, 7, "ARG0"), (8, 10, "ARGM-LOC")))
+    (fixed,) = whose_phrases(doc, [frame])
+    assert fixed.arguments == ((2, 4, "ARG0"), (4, 7, "R-ARG0"), (8, 10, "ARGM-LOC"))
+    # Another role before it, no argument before it, or the predicate of another clause: unchanged.
+    for other in (
+        FrameData(7, "live.01", ((2, 4, "ARG1"), (4, 7, "ARG0"))),
+        FrameData(7, "live.01", ((4, 7, "ARG0"), (8, 10, "ARGM-LOC"))),
+        FrameData(1, "have.03", ((0, 1, "ARG0"), (4, 7, "ARG0"))),
+    ):
+        assert whose_phrases(doc, [other])[0] == other
+
+
 def test_frames_without_a_whose_phrase_are_the_same_objects():
     doc = stolen_doc()
     right = FrameData(5, "steal.01", ((0, 2, "ARG1"), (2, 4, "R-ARG1")))
