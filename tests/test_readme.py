@@ -69,6 +69,36 @@ def test_readme_parse_command_prints_tree_dependencies_and_roles():
     assert "roles:" in out and "[V " in out and "[ARG" in out
 
 
+# The sentences the README parses with the shipped en_lal_ewt, each with its right parse, written
+# from the conventions (PTB brackets without function tags; PropBank 3.4's rolesets: borrow.01's
+# ARG2 is the lender, sit.01's ARG2 the place), not from the pipeline's output: a test per
+# example (issue #51: the README showed "from the library" under "book").
+README_PARSES = {
+    "Mary borrowed a book from the library last week.": (
+        "(S (NP (NNP Mary)) (VP (VBD borrowed) (NP (DT a) (NN book)) (PP (IN from) (NP (DT the) (NN library)))"
+        " (NP (JJ last) (NN week))) (. .))",
+        ["borrow.01 [ARG0 Mary] [V borrowed] [ARG1 a book] [ARG2 from the library] [ARGM-TMP last week] ."],
+    ),
+    "The cat sat on the mat.": (
+        "(S (NP (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) (NN mat)))) (. .))",
+        ["sit.01 [ARG1 The cat] [V sat] [ARG2 on the mat] ."],
+    ),
+    "Dogs bark.": ("(S (NP (NNS Dogs)) (VP (VBP bark)) (. .))", ["bark.01 [ARG0 Dogs] [V bark] ."]),
+}
+
+
+@pytest.mark.skipif("en_lal_ewt" not in shipped_pipelines(), reason="the shipped pipeline is not built yet")
+def test_readme_examples_get_their_right_parses():
+    import spacy_lal
+
+    readme = README.read_text(encoding="utf8")
+    nlp = spacy_lal.load()
+    for text, (tree, frames) in README_PARSES.items():
+        assert text in readme, f"the README no longer parses {text!r}: update README_PARSES"
+        doc = nlp(text)
+        assert (doc._.tree.to_string(), [f"{f.sense} {f}" for f in doc._.srl]) == (tree, frames)
+
+
 @pytest.mark.skipif("en_lal_ewt_trf" not in shipped_pipelines(), reason="en_lal_ewt_trf is not built")
 def test_readme_trf_command_parses_dogs_bark_as_a_sentence():
     pytest.importorskip("transformers")
