@@ -96,8 +96,7 @@ def main(argv=None) -> int:
     if args.srl_decoder and "lal_srl" in nlp.pipe_names:
         nlp.get_pipe("lal_srl").configure(decoder=args.srl_decoder)
     if args.srl_tree_penalty is not None and "lal_srl" in nlp.pipe_names:
-        penalty = None if args.srl_tree_penalty == float("inf") else args.srl_tree_penalty
-        nlp.get_pipe("lal_srl").configure(tree_penalty=penalty)
+        nlp.get_pipe("lal_srl").configure(tree_penalty=args.srl_tree_penalty)
     if args.sense_prior is not None and "lal_srl" in nlp.pipe_names:
         try:
             nlp.get_pipe("lal_srl").configure(sense_prior=args.sense_prior)

@@ -80,8 +80,6 @@ def main(args: argparse.Namespace) -> int:
             options = " and ".join(f"--srl-{key.replace('_', '-')}" for key in srl_settings)
             print(f"behaviour: {options} needs lal_srl, and {args.model!r} has none", file=sys.stderr)
             return 1
-        if srl_settings.get("tree_penalty") == float("inf"):
-            srl_settings["tree_penalty"] = None
         try:
             nlp.get_pipe("lal_srl").configure(**srl_settings)
         except ValueError as error:

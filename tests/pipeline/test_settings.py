@@ -64,6 +64,10 @@ def test_configure_checks_before_it_changes_anything(tiny_srl):
     srl = nlp.add_pipe("lal_srl", config={"model": tiny_srl})
     srl.configure(decoder="viterbi", sense_prior=0.25)
     assert (srl.cfg["decoder"], srl.cfg["sense_prior"]) == ("viterbi", 0.25)
+    srl.configure(tree_penalty=float("inf"))  # a command line's inf: the hard constraint, null
+    assert srl.cfg["tree_penalty"] is None
+    srl.configure(tree_penalty=2)
+    assert srl.cfg["tree_penalty"] == 2.0
     with pytest.raises(ValueError, match="decoder must be one of"):
         srl.configure(sense_prior=1.0, decoder="beam")
     assert (srl.cfg["decoder"], srl.cfg["sense_prior"]) == ("viterbi", 0.25)

@@ -52,6 +52,7 @@ config wins over the saved value on load.
 - ``piece_length``: sentences longer than this many words are labelled in pieces of at most this
   many, a predicate's arguments found within its own piece.
 """
+import math
 from typing import Any, List, Optional
 
 from ..constraints import check_sources
@@ -65,7 +66,11 @@ SENSE_LOSSES = ("all", "lemma")
 
 
 def _check_tree_penalty(component: str, setting: str, value: Any) -> Optional[float]:
-    return None if value is None else check_weight(component, setting, value)
+    """null, or a number >= 0; inf (what a command line can give) is null, the hard constraint."""
+    if value is None:
+        return None
+    value = check_weight(component, setting, value)
+    return None if math.isinf(value) else value
 
 
 def _check_argument_spans(component: str, setting: str, value: Any) -> List[str]:
