@@ -137,10 +137,10 @@ def test_config_validates(config, tiny_corpus, monkeypatch, capsys):
         pytest.importorskip("spacy_transformers")
     monkeypatch.chdir(ROOT)
     overrides = {"paths.train": str(tiny_corpus), "paths.dev": str(tiny_corpus)}
-    if "student" in spacy.util.load_config(ROOT / "configs" / config)["paths"]:
-        if "en_lal_ewt" not in shipped_pipelines():
-            pytest.skip("sources its components from a trained pipeline: the shipped one stands in")
-        overrides["paths.student"] = str(pipeline_path())
+    sources = [key for key in ("student", "teacher") if key in spacy.util.load_config(ROOT / "configs" / config)["paths"]]
+    if sources and "en_lal_ewt" not in shipped_pipelines():
+        pytest.skip("sources its components from a trained pipeline: the shipped one stands in")
+    overrides.update({f"paths.{key}": str(pipeline_path()) for key in sources})
     try:
         debug_config(ROOT / "configs" / config, overrides=overrides)
     except SystemExit:  # spaCy's show_validation_error has printed the errors
