@@ -169,15 +169,23 @@ class LabelAttention(nn.Module):
 
         head_outputs: Optional[Tensor] = None
         if self.combine == "concat":
-            # W_O c_i for every head: (B, H, d_model) or (B, H, T, d_model). Residual dropout masks
-            # each head independently (FeatureDropout masks per sentence and per (head, feature)).
-            o = self.w_o(context)
             if self.query_kind == "vector":
-                o = self.residual_dropout(o.unsqueeze(1)).squeeze(1)  # mask (B, 1, H, d_model)
                 # W_red is linear without bias, so W_red(x_t + o_i) = W_red x_t + W_red o_i: the
                 # per-head sum never materialises a (B, T, H, d_model) tensor.
-                head_outputs = _layer_norm_of_sums(self.reduce(x), self.reduce(o), self.layer_norm)
+                if self.training and self.residual_dropout.p > 0:
+                    # Residual dropout masks each head's W_O c_i independently (per sentence and
+                    # per (head, feature)), so W_O c_i is built: (B, H, d_model).
+                    o = self.residual_dropout(self.w_o(context).unsqueeze(1)).squeeze(1)
+                    reduced = self.reduce(o)
+                else:
+                    # Without it W_red W_O c_i is one (d_proj, d_kv) product: the (B, H, d_model)
+                    # tensor between them, a d_kv-deep product torch runs slowly, was a fifth
+                    # of the Label Attention Layer's prediction time.
+                    reduced = context @ (self.reduce.weight @ self.w_o.weight).T
+                head_outputs = _layer_norm_of_sums(self.reduce(x), reduced, self.layer_norm)
             else:
+                # W_O c_i for every head and word, residual dropout masking each head on its own.
+                o = self.w_o(context)
                 o = self.residual_dropout(o.transpose(1, 2))  # (B, T, H, d_model)
                 head_outputs = self.layer_norm(self.reduce(x.unsqueeze(2) + o))
             # head_outputs: one residual connection + LayerNorm per head, (B, T, H, d_proj)

@@ -18,8 +18,11 @@ in one logged warning per call (never an error, never a tree that silently ignor
    per-call spans before the configured sources, in the order given — and a span that crosses
    one already kept is dropped (the kept one is named).
 """
+from bisect import bisect_left
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+import numpy
+from spacy.attrs import IS_SPACE
 from spacy.tokens import Doc, Span
 
 from ..logs import logger
@@ -78,18 +81,28 @@ def as_pairs(spans: Iterable) -> List[Pair]:
     return [(span.start, span.end) if isinstance(span, Span) else (int(span[0]), int(span[1])) for span in spans]
 
 
-def _locate(doc: Doc, units: Sequence[Tuple[int, Unit]], span: Pair) -> Tuple[Optional[int], Optional[Pair], str]:
-    """The unit (row) and word positions of a doc span, or why it has none."""
-    start, end = span
-    if not 0 <= start < end <= len(doc):
-        return None, None, f"outside the Doc of {len(doc)} tokens"
-    if all(doc[i].is_space for i in range(start, end)):
-        return None, None, "covers whitespace tokens only"
-    for row, unit in units:
-        if unit.start <= start and end <= unit.end:
-            positions = [k for k, w in enumerate(unit.words) if start <= w < end]
-            return row, (positions[0], positions[-1] + 1), ""
-    return None, None, "crosses a sentence boundary (or the boundary of a piece of a long sentence)"
+class _Locator:
+    """Where the spans of one Doc lie among its units (rows): built once per Doc, since a Doc's
+    tree gives its sentences hundreds of spans to place."""
+
+    def __init__(self, doc: Doc, units: Sequence[Tuple[int, Unit]]) -> None:
+        self.length = len(doc)
+        self.units = units
+        # words_before[i]: the non-whitespace tokens before token i
+        self.words_before = numpy.concatenate([[0], numpy.cumsum(doc.to_array(IS_SPACE) == 0)]).tolist()
+
+    def locate(self, span: Pair) -> Tuple[Optional[int], Optional[Pair], str]:
+        """The unit (row) and word positions of a doc span, or why it has none."""
+        start, end = span
+        if not 0 <= start < end <= self.length:
+            return None, None, f"outside the Doc of {self.length} tokens"
+        if self.words_before[end] == self.words_before[start]:
+            return None, None, "covers whitespace tokens only"
+        for row, unit in self.units:
+            if unit.start <= start and end <= unit.end:
+                # a unit's words are its range's tokens but whitespace, in order
+                return row, (bisect_left(unit.words, start), bisect_left(unit.words, end)), ""
+        return None, None, "crosses a sentence boundary (or the boundary of a piece of a long sentence)"
 
 
 def _crosses(a: Pair, b: Pair) -> bool:
@@ -113,12 +126,13 @@ def constrain_units(
     dropped: List[str] = []
     for doc_index, doc in enumerate(docs):
         seen = set()
+        locator = _Locator(doc, by_doc.get(doc_index, []))
         for kind in KINDS:
             for span in wanted[doc_index].get(kind, []):
                 if (kind, span) in seen:
                     continue
                 seen.add((kind, span))
-                row, pos, why = _locate(doc, by_doc.get(doc_index, []), span)
+                row, pos, why = locator.locate(span)
                 if row is not None:
                     rivals = [p for k in KINDS for p in kept[k][row] if _crosses(p, pos)]
                     if not rivals:
@@ -152,8 +166,9 @@ def unit_spans(docs: Sequence[Doc], units: Sequence[Unit], spans: Sequence[List[
         by_doc.setdefault(unit.doc_index, []).append((row, unit))
     out: List[List[Pair]] = [[] for _ in units]
     for doc_index, doc in enumerate(docs):
+        locator = _Locator(doc, by_doc.get(doc_index, []))
         for span in set(spans[doc_index]):
-            row, pos, _ = _locate(doc, by_doc.get(doc_index, []), span)
+            row, pos, _ = locator.locate(span)
             if row is not None:
                 out[row].append(pos)
     return out

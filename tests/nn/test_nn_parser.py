@@ -742,6 +742,25 @@ def test_label_attention_without_keys_and_values_equals_eq_1_to_4() -> None:
     torch.testing.assert_close(details.context, context, atol=1e-5, rtol=1e-5)
 
 
+def test_label_attention_folds_output_and_reduction_with_their_gradients() -> None:
+    """Without residual dropout (prediction, or training at rate 0) ``W_red W_O c_i`` is one
+    product: outputs and the gradients of ``W_O`` and ``W_red`` as the per-head loop's."""
+    torch.manual_seed(0)
+    layer = LabelAttention(12, n_heads=3, d_kv=4, d_proj=6, attention_dropout=0.0).train()
+    _randomize(layer, 2)
+    x = torch.randn(2, 5, 12)
+    lengths = [5, 3]
+    mask = torch.arange(5).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    weights = torch.randn(2, 5, layer.d_out) * mask.unsqueeze(-1)
+    folded = layer(x, mask)
+    plain = _naive_lal(layer, x, lengths)
+    torch.testing.assert_close(folded, plain, atol=ATOL, rtol=1e-4)
+    parameters = [layer.w_o.weight, layer.reduce.weight]
+    for fast, slow in zip(torch.autograd.grad((folded * weights).sum(), parameters),
+                          torch.autograd.grad((plain * weights).sum(), parameters)):
+        torch.testing.assert_close(fast, slow, atol=1e-4, rtol=1e-4)
+
+
 @pytest.mark.parametrize("affine", [True, False])
 def test_head_layer_norm_of_sums_equals_layer_norm_with_its_gradients(affine: bool) -> None:
     """LayerNorm of every (word, head) sum, from the parts (the LAL's per-head residual
