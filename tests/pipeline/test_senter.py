@@ -60,3 +60,35 @@ def test_the_shipped_pipelines_split_with_it():
     for name in ("en_lal_ewt", "en_lal_ewt_trf"):
         config = spacy.util.load_config(spacy_lal.pipeline_path(name) / "config.cfg")
         assert config["components"]["senter"]["factory"] == "lal_senter"
+
+
+def test_a_torch_gemm_senter_predicts_as_spacys_and_stays_float_under_quantize():
+    """The shipped splitter's model (spacy-lal.Tagger.v1, its products on torch) predicts inside
+    gemm.prediction (the fast maxout and layer norm): the boundaries spaCy's senter finds with the
+    same model; spacy_lal.quantize leaves its products float (int8 cost sentence F1)."""
+    fix_random_seed(0)
+    nlp = spacy.blank("en")
+    encode = {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "depth": 2, "window_size": 1,
+              "maxout_pieces": 3}
+    embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "SHAPE"],
+             "rows": [500, 50], "include_static_vectors": False}
+    model = {"@architectures": "spacy-lal.Tagger.v1", "nO": None, "normalize": False,
+             "tok2vec": {"@architectures": "spacy.Tok2Vec.v2", "embed": embed, "encode": encode}}
+    nlp.add_pipe("lal_senter", name="senter", config={"model": model})
+    examples = []
+    for text in TEXTS:
+        words = text.split()
+        starts = [i == 0 or words[i - 1] == "." for i in range(len(words))]
+        examples.append(Example(Doc(nlp.vocab, words=words), Doc(nlp.vocab, words=words, sent_starts=starts)))
+    optimizer = nlp.initialize(lambda: examples)
+    for _ in range(10):
+        nlp.update(examples, sgd=optimizer)
+    ours = nlp.get_pipe("senter")
+    theirs = SentenceRecognizer(nlp.vocab, ours.model, "senter", overwrite=False, scorer=None)
+    docs = [nlp.make_doc(t) for t in TEXTS * 3]
+    expected = [d.copy() for d in docs]
+    theirs.set_annotations(expected, theirs.predict(expected))
+    spacy_lal.quantize(nlp)
+    assert not any(getattr(layer.ops, "int8", False) for layer in ours.model.walk())
+    ours.set_annotations(docs, ours.predict(docs))
+    assert [[t.is_sent_start for t in d] for d in docs] == [[t.is_sent_start for t in d] for d in expected]
