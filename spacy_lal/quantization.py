@@ -3,8 +3,9 @@
 One call, each component answering for itself (``UnitPipe.set_int8``): every tok2vec on
 ``pipeline/layers/gemm.py:TorchGemmOps`` (the shipped ones, and the private copies that
 pretrained ``lal_parser``/``lal_srl`` components carry) multiplies its prediction products with
-int8 weights (but the sentence splitter's, which stays float: it cost sentence F1), and ``lal_parser``/``lal_dependency_parser`` also decode with an int8 copy of their
-wider Linear layers (their ``quantize`` setting); both quantize each input row
+int8 weights (but the sentence splitter's, which stays float: it cost sentence F1), and
+``lal_parser``/``lal_dependency_parser`` also decode with an int8 copy of their wider Linear
+layers (their ``quantize`` setting); both quantize each input row
 with its own scale (``nn/int8.py``), so a sentence's parse does not depend on its batch. Training
 is never quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 prediction".
 

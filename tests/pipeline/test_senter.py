@@ -10,10 +10,10 @@ import spacy_lal  # noqa: F401  (the factory)
 TEXTS = ["I came . I saw . I won", "Great food cheap prices will be back", "Hello", "a b . c d e . f"]
 
 
-def trained_senter(overwrite=False):
+def trained_senter(overwrite=False, model=None):
     fix_random_seed(0)
     nlp = spacy.blank("en")
-    nlp.add_pipe("lal_senter", name="senter", config={"overwrite": overwrite})
+    nlp.add_pipe("lal_senter", name="senter", config={"overwrite": overwrite, **({"model": model} if model else {})})
     examples = []
     for text in TEXTS:
         words = text.split()
@@ -66,23 +66,12 @@ def test_a_torch_gemm_senter_predicts_as_spacys_and_stays_float_under_quantize()
     """The shipped splitter's model (spacy-lal.Tagger.v1, its products on torch) predicts inside
     gemm.prediction (the fast maxout and layer norm): the boundaries spaCy's senter finds with the
     same model; spacy_lal.quantize leaves its products float (int8 cost sentence F1)."""
-    fix_random_seed(0)
-    nlp = spacy.blank("en")
     encode = {"@architectures": "spacy.MaxoutWindowEncoder.v2", "width": 96, "depth": 2, "window_size": 1,
               "maxout_pieces": 3}
     embed = {"@architectures": "spacy.MultiHashEmbed.v2", "width": 96, "attrs": ["NORM", "SHAPE"],
              "rows": [500, 50], "include_static_vectors": False}
-    model = {"@architectures": "spacy-lal.Tagger.v1", "nO": None, "normalize": False,
-             "tok2vec": {"@architectures": "spacy.Tok2Vec.v2", "embed": embed, "encode": encode}}
-    nlp.add_pipe("lal_senter", name="senter", config={"model": model})
-    examples = []
-    for text in TEXTS:
-        words = text.split()
-        starts = [i == 0 or words[i - 1] == "." for i in range(len(words))]
-        examples.append(Example(Doc(nlp.vocab, words=words), Doc(nlp.vocab, words=words, sent_starts=starts)))
-    optimizer = nlp.initialize(lambda: examples)
-    for _ in range(10):
-        nlp.update(examples, sgd=optimizer)
+    nlp = trained_senter(model={"@architectures": "spacy-lal.Tagger.v1", "nO": None, "normalize": False,
+                                "tok2vec": {"@architectures": "spacy.Tok2Vec.v2", "embed": embed, "encode": encode}})
     ours = nlp.get_pipe("senter")
     theirs = SentenceRecognizer(nlp.vocab, ours.model, "senter", overwrite=False, scorer=None)
     docs = [nlp.make_doc(t) for t in TEXTS * 3]
