@@ -6,7 +6,7 @@
     convert ud-documents INPUT... OUTPUT.spacy [--layout joined|conll18]
                  (one Doc per # newdoc document: sentence splitting)
     convert conll05 PROPS OUTPUT.spacy --words WORDS [--synt SYNT]
-    convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...] [--share F]
+    convert nltk-text ASSETS_DIR --output TEXTS.jsonl [--only P,...] [--exclude P,...] [--share F] [--after F]
                  (unlabeled text for parse-corpus, and its corpus card TEXTS.card.json)
     convert propbank-examples FRAMES_DIR OUTPUT.spacy [--card CARD.json]
                  (PropBank frame-file examples: one annotated predicate per Doc, marked partial;
@@ -76,6 +76,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     nltk.add_argument("--exclude", action="append", metavar="PACKAGE[,...]", help="leave these packages out")
     nltk.add_argument("--share", type=_share, default=1.0, metavar="FRACTION",
                       help="write only this share of the words, in whole records mixed from every package (default: 1)")
+    nltk.add_argument("--after", type=_after, default=0.0, metavar="FRACTION",
+                      help="leave out the records of this smaller share: --after 0.25 --share 0.5 is the second quarter")
 
     examples = formats.add_parser(
         "propbank-examples", help="PropBank frame-file examples as Docs with one annotated predicate (partial SRL gold)"
@@ -168,6 +170,13 @@ def _check_complete(args: argparse.Namespace, inputs: List[Path]) -> None:
             check_complete(path)
 
 
+def _after(value: str) -> float:
+    share = 0.0 if value in ("0", "0.0") else _share(value)
+    if share >= 1:
+        raise argparse.ArgumentTypeError(f"--after is a share below 1, not {value!r}")
+    return share
+
+
 def _share(value: str) -> float:
     try:
         share = float(value)
@@ -183,7 +192,7 @@ def _nltk_text(args: argparse.Namespace) -> int:
 
     try:
         card = write_nltk_text(args.folder, args.output, only=args.only, exclude=args.exclude, card=args.card,
-                               share=args.share)
+                               share=args.share, after=args.after)
     except (ValueError, OSError) as err:
         from . import error_line
 

@@ -67,6 +67,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="keep the frames of auxiliary rolesets (be.03, have.01, do.01) in doc._.srl, which lal_srl leaves out "
         "by default: silver for training a labeller needs them (PropBank 3.4 annotates them)",
     )
+    parser.add_argument(
+        "--ensemble", action="append", default=[], metavar="PIPELINE",
+        help="another pipeline that parses with --model at the score level (repeat for more); one process "
+        "per worker, so not with --n-process",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(func=main)
 
@@ -93,6 +98,7 @@ def main(args: argparse.Namespace) -> int:
             gpus_per_worker=args.gpus_per_worker,
             progress=not args.no_progress,
             auxiliary_frames=args.auxiliary_frames,
+            ensemble=args.ensemble,
         )
     except (ValueError, OSError, ImportError, RuntimeError) as error:
         from . import error_line

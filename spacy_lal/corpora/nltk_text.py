@@ -191,6 +191,7 @@ def write_nltk_text(
     exclude: Optional[Iterable[str]] = None,
     card: Optional[PathLike] = None,
     share: float = 1.0,
+    after: float = 0.0,
 ) -> Dict[str, object]:
     """Write the records as JSONL to ``output`` and the corpus card (JSON) to ``card``
     (default: ``output`` with ``.card.json`` for its suffix); return the card.
@@ -200,7 +201,10 @@ def write_nltk_text(
     written. ``share`` below 1 writes only that share of the words in whole records
     (:func:`spacy_lal.corpora.share.fixed_share`: a fixed shuffled order, so every share mixes
     the packages as the whole does), in the corpus's order; the card also says the share and
-    the documents and words of the whole."""
+    the documents and words of the whole. ``after`` leaves out the records of that smaller share,
+    so ``after=0.25, share=0.5`` writes the second quarter: texts a teacher has not parsed yet."""
+    if not 0 <= after < share:
+        raise ValueError(f"after ({after}) must be at least 0 and below the share ({share})")
     folder, output = Path(folder), Path(output)
     card_path = Path(card) if card is not None else output.with_suffix(".card.json")
     packages = select_packages(folder, only, exclude)
@@ -215,11 +219,12 @@ def write_nltk_text(
     partial = output.with_name(output.name + ".partial")
     records: Iterable[Record] = read_nltk_text(folder, packages)
     whole: Dict[str, int] = {}
-    if share < 1:
+    if share < 1 or after > 0:
         records = list(records)
         words = [_words(record) for record in records]
         whole = {"documents": len(records), "words": sum(words)}
         kept = set(fixed_share(range(len(records)), share, length=words.__getitem__))
+        kept -= set(fixed_share(range(len(records)), after, length=words.__getitem__))
         records = [record for i, record in enumerate(records) if i in kept]
     with partial.open("w", encoding="utf8") as out:
         for record in records:
@@ -240,6 +245,8 @@ def write_nltk_text(
     }
     if whole:
         summary.update(share=share, share_of=whole)
+        if after:
+            summary.update(after=after)
     card_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf8")
     return summary
 

@@ -87,6 +87,7 @@ def parse_corpus(
     gpus_per_worker: Optional[float] = None,
     progress: bool = True,
     auxiliary_frames: bool = False,
+    ensemble: Sequence[ModelSpec] = (),
 ) -> Summary:
     """Parse every document of ``inputs`` into shards in the directory ``output``.
 
@@ -118,12 +119,18 @@ def parse_corpus(
             raise ValueError(f"{name} must be at least 1, not {value}")
     if engine == "ray" and n_process != 1:
         raise ValueError("n_process is for the local engine; give the Ray engine more workers instead")
-    check_model(model)
+    if ensemble and n_process != 1:
+        raise ValueError("an ensemble parses in one process: split the input and run one parse-corpus per part, "
+                         "or use the Ray engine's workers")
+    for spec in [model, *ensemble]:
+        check_model(spec)
     sources = find_sources(inputs, text_unit)
     counts = _count_and_check_ids(sources)
     settings: Dict[str, Any] = {"format": format, "shard_size": shard_size}
     if auxiliary_frames:  # only when set: outputs written before the setting existed still resume
         settings["auxiliary_frames"] = True
+    if ensemble:
+        settings["ensemble"] = [str(spec) for spec in ensemble]
     with OutputDir(Path(output), settings) as out:  # locked until the end
         planned = {f"{name}-{k:05d}" for name, n in counts.items() for k in range(math.ceil(n / shard_size))}
         summary = Summary(Path(output), engine, workers or n_process)
@@ -139,10 +146,11 @@ def parse_corpus(
         unit = shard_size if engine == "local" and n_process > 1 else batch_size
         start = time.perf_counter()
         runner: Any = (
-            LocalEngine(model, format, batch_size, n_process=n_process, auxiliary_frames=auxiliary_frames)
+            LocalEngine(model, format, batch_size, n_process=n_process, auxiliary_frames=auxiliary_frames,
+                        ensemble=ensemble)
             if engine == "local"
             else RayEngine(model, format, batch_size, address=address, workers=workers, retries=retries,
-                           gpus_per_worker=gpus_per_worker, auxiliary_frames=auxiliary_frames)
+                           gpus_per_worker=gpus_per_worker, auxiliary_frames=auxiliary_frames, ensemble=ensemble)
         )
         with runner, tqdm(
             total=sum(counts.values()), initial=summary.documents_skipped, unit="doc", disable=not progress,

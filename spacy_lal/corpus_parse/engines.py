@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ..logs import logger
 from .worker import Batch, BatchParser, BatchResult, ModelSpec, uses_transformer
@@ -40,8 +40,9 @@ class LocalEngine:
     """Batches parsed one after the other in this process (``nlp.pipe`` with ``n_process``)."""
 
     def __init__(self, model: ModelSpec, fmt: str, batch_size: int, n_process: int = 1,
-                 auxiliary_frames: bool = False) -> None:
-        self.parser = BatchParser(model, fmt, batch_size, n_process=n_process, auxiliary_frames=auxiliary_frames)
+                 auxiliary_frames: bool = False, ensemble: Sequence[ModelSpec] = ()) -> None:
+        self.parser = BatchParser(model, fmt, batch_size, n_process=n_process, auxiliary_frames=auxiliary_frames,
+                                  ensemble=ensemble)
         self.workers = n_process
 
     def __enter__(self) -> "LocalEngine":
@@ -76,9 +77,10 @@ class RayEngine:
         retries: int = 2,
         gpus_per_worker: Optional[float] = None,
         auxiliary_frames: bool = False,
+        ensemble: Sequence[ModelSpec] = (),
     ) -> None:
         self.model, self.fmt, self.batch_size = model, fmt, batch_size
-        self.auxiliary_frames = auxiliary_frames
+        self.auxiliary_frames, self.ensemble = auxiliary_frames, list(ensemble)
         self.address, self.workers, self.retries = address, workers, retries
         self.gpus_per_worker = gpus_per_worker
         self.actors: List[Any] = []
@@ -119,7 +121,8 @@ class RayEngine:
             num_cpus=1, num_gpus=gpus, max_restarts=-1, max_task_retries=self.retries
         )
         self.actors = [actor.remote(self.model, self.fmt, self.batch_size, use_gpu=bool(gpus),
-                                    auxiliary_frames=self.auxiliary_frames) for _ in range(n)]
+                                    auxiliary_frames=self.auxiliary_frames, ensemble=self.ensemble)
+                       for _ in range(n)]
         self.workers = n
         try:
             ray.get([a.ready.remote() for a in self.actors])

@@ -106,7 +106,9 @@ class OutputDir:
         run = self.path / "run.json"
         if run.exists():
             before = json.loads(run.read_text(encoding="utf8"))
-            changed = {k: (before.get(k), v) for k, v in settings.items() if before.get(k) != v}
+            # Both ways: a setting given then and not now (an ensemble, auxiliary frames) changed too.
+            changed = {k: (before.get(k), settings.get(k)) for k in {**before, **settings}
+                       if before.get(k) != settings.get(k)}
             if changed:
                 what = ", ".join(f"{k}: {old!r} then, {new!r} now" for k, (old, new) in changed.items())
                 raise ValueError(

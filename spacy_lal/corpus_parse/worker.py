@@ -1,4 +1,5 @@
-"""What a worker does with a batch: parse it with ``nlp.pipe`` and format the result.
+"""What a worker does with a batch: parse it with ``nlp.pipe`` (or an ensemble's
+:func:`~spacy_lal.pipeline.ensemble.ensemble_parse`) and format the result.
 
 The same :class:`BatchParser` runs in the driver's process (``engine="local"``) and inside each
 Ray actor, so both engines give the same output. A batch that makes the pipeline raise is parsed
@@ -11,7 +12,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from .outputs import ID_KEY, META_KEY, Payload, format_docs
 
@@ -136,12 +137,15 @@ class BatchParser:
     """Loads the pipeline once, then parses and formats batch after batch."""
 
     def __init__(self, model: ModelSpec, fmt: str, batch_size: int, n_process: int = 1, use_gpu: bool = False,
-                 auxiliary_frames: bool = False):
+                 auxiliary_frames: bool = False, ensemble: Sequence[ModelSpec] = ()):
         if use_gpu:
             import spacy
 
             spacy.require_gpu()
         self.nlp = load_pipeline(model)
+        # More pipelines parse with the first at the score level (pipeline/ensemble.py): the
+        # first one's Docs and settings, the members' averaged tags, trees, arcs and frames.
+        self.members = [load_pipeline(member) for member in ensemble]
         if auxiliary_frames:
             # Silver for a labeller's training needs the auxiliary frames (be.03, have.01, do.01)
             # the pipeline leaves out of doc._.srl by default: PropBank 3.4 annotates them, and a
@@ -177,13 +181,13 @@ class BatchParser:
     def _parse(self, batch: Batch) -> Tuple[List[Any], List[Tuple[str, str]]]:
         try:
             inputs = batch.inputs(self.nlp.vocab)
-            docs = list(self.nlp.pipe(inputs, batch_size=self.batch_size, n_process=self.n_process))
+            docs = self._pipe(inputs, self.n_process)
             failures: List[Tuple[str, str]] = []
         except Exception:  # noqa: BLE001 - isolate the document(s) at fault below
             docs, failures = [], []
             for doc_id, item in zip(batch.ids, batch.inputs(self.nlp.vocab)):
                 try:
-                    docs.append(self.nlp(item))
+                    docs.extend(self._pipe([item], 1))
                 except Exception as error:  # noqa: BLE001 - reported in the failed file
                     docs.append(None)
                     failures.append((doc_id, _describe(error)))
@@ -193,6 +197,13 @@ class BatchParser:
                 if meta:
                     doc.user_data[META_KEY] = meta
         return docs, failures
+
+    def _pipe(self, inputs: List[Any], n_process: int) -> List[Any]:
+        if self.members:
+            from ..pipeline.ensemble import ensemble_parse
+
+            return list(ensemble_parse([self.nlp, *self.members], inputs, batch_size=self.batch_size))
+        return list(self.nlp.pipe(inputs, batch_size=self.batch_size, n_process=n_process))
 
     def _format(self, docs: List[Any]) -> Tuple[Dict[str, Payload], List[Any], List[Tuple[str, str]]]:
         """The formatted pieces, the Docs in them and the Docs that could not be written."""

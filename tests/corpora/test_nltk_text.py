@@ -152,6 +152,13 @@ def test_a_share_of_the_words_in_whole_records(folder, tmp_path):
     assert {json.loads(line)["id"] for line in (tmp_path / "quarter.jsonl").read_text(encoding="utf8").splitlines()} \
         <= {record["id"] for record in half} and quarter["words"] < words  # a smaller share is part of a larger
     assert "share" not in whole
+    second = write_nltk_text(folder, tmp_path / "second.jsonl", share=0.5, after=0.25)
+    rest = [json.loads(line) for line in (tmp_path / "second.jsonl").read_text(encoding="utf8").splitlines()]
+    assert rest == [record for record in half if record["id"] not in
+                    {json.loads(line)["id"] for line in (tmp_path / "quarter.jsonl").read_text(encoding="utf8").splitlines()}]
+    assert rest and second["after"] == 0.25 and second["words"] == words - quarter["words"]
+    with pytest.raises(ValueError, match="below the share"):
+        write_nltk_text(folder, tmp_path / "none.jsonl", share=0.25, after=0.5)
     bad = subprocess.run(
         [sys.executable, "-m", "spacy_lal", "convert", "nltk-text", str(folder), "--output", str(tmp_path / "x.jsonl"),
          "--share", "1.5"], capture_output=True, text=True, cwd=ROOT, timeout=120,

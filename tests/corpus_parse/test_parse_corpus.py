@@ -406,3 +406,33 @@ def test_auxiliary_frames_are_kept_where_asked(tmp_path: Path) -> None:
                      auxiliary_frames=True)
     with pytest.raises(ValueError, match="no lal_srl"):
         parse_corpus(path, tmp_path / "small", model=small_nlp, shard_size=5, progress=False, auxiliary_frames=True)
+
+
+def test_an_ensemble_writes_what_ensemble_parse_gives(tmp_path: Path) -> None:
+    """``ensemble``: the members parse at the score level (pipeline/ensemble.py) inside the
+    engine's worker; one process only, and a rerun with other members is refused."""
+    from spacy_lal.pipeline.ensemble import ensemble_parse
+    from spacy_lal.pretrained import shipped_pipelines
+
+    if not {"en_lal_ewt", "en_lal_ewt_trf"} <= set(shipped_pipelines()):
+        pytest.skip("the shipped pipelines are not built")
+    docs = ["Mary borrowed a book from the library last week.", "Water the plants before you leave.", "Dogs bark."]
+    path = write_lines(tmp_path / "in.txt", docs)
+    out = tmp_path / "out"
+    parse_corpus(path, out, model="en_lal_ewt", ensemble=["en_lal_ewt_trf"], batch_size=2, shard_size=5,
+                 progress=False)
+    import spacy_lal
+
+    first, second = spacy_lal.load("en_lal_ewt"), spacy_lal.load("en_lal_ewt_trf")
+    expected = list(ensemble_parse([first, second], docs, batch_size=2))
+    got = output_docs(out, first)
+    assert [doc.user_data["id"] for doc in got] == [f"in.txt:{i}" for i in range(1, 4)]
+    assert [annotation(d) for d in got] == [annotation(d) for d in expected]
+    assert [[t.head.i for t in d] for d in got] == [[t.head.i for t in d] for d in expected]
+    with pytest.raises(ValueError, match="ensemble"):
+        parse_corpus(path, out, model="en_lal_ewt", progress=False, shard_size=5)
+    with pytest.raises(ValueError, match="an ensemble parses in one process"):
+        parse_corpus(path, tmp_path / "two", model="en_lal_ewt", ensemble=["en_lal_ewt_trf"], n_process=2,
+                     progress=False)
+    with pytest.raises(ValueError, match="cannot find the pipeline 'nope'"):
+        parse_corpus(path, tmp_path / "nope", model="en_lal_ewt", ensemble=["nope"], progress=False)
