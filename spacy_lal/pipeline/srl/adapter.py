@@ -46,6 +46,8 @@ class SrlTargets:
     totals: Optional[Tuple[int, int, int]] = None
     # (R, n_senses) bool: the sense classes each row's softmax runs over (None: all of them)
     sense_allowed: Optional[numpy.ndarray] = None
+    # The sense term's weight beside the role and predicate terms (the ``sense_weight`` setting)
+    sense_weight: float = 1.0
 
     def __post_init__(self) -> None:
         if self.totals is None:
@@ -80,6 +82,7 @@ class SrlBatch:
                 targets.roles[rows, : width - 1], targets.is_predicate[units, : width - 1], targets.senses[rows],
                 totals=targets.totals,
                 sense_allowed=None if targets.sense_allowed is None else targets.sense_allowed[rows],
+                sense_weight=targets.sense_weight,
             )
         return replace(self, predicates=pick(self.predicates), targets=targets)
 
@@ -232,7 +235,8 @@ class SrlAdapter(torch.nn.Module):
         if sense_logits is not None:
             senses = torch.as_tensor(targets.senses, device=device)
             allowed = None if targets.sense_allowed is None else torch.as_tensor(targets.sense_allowed, device=device)
-            loss = loss + self.sense.loss(sense_logits, senses, allowed=allowed, reduction="sum") / n_senses
+            loss = loss + targets.sense_weight * self.sense.loss(sense_logits, senses, allowed=allowed,
+                                                                 reduction="sum") / n_senses
         return loss
 
     def frame_scores(

@@ -5,7 +5,7 @@ the predicate, its roleset (``borrow.01``) and its labelled arguments (``ARG0``,
 ``C-ARG1``, ``R-ARG0``, ...; continuation and reference roles are labels of their own).
 
 Settings (``predicates``, ``decoder``, ``argument_spans``, ``tree_penalty``, ``frames``, ``sense_prior``,
-``sense_loss``, ``auxiliary_frames``, ``whose_phrases``, ``piece_length``): ``settings.py``.
+``sense_loss``, ``sense_weight``, ``auxiliary_frames``, ``whose_phrases``, ``piece_length``): ``settings.py``.
 
 Senses: the classes are the roleset suffixes seen in training ("01", "02", "LV", ...); the
 lemma part is the token's lowercased lemma (its lowercased text without a lemmatizer), mapped
@@ -81,6 +81,7 @@ def make_lal_srl(
     frames: Optional[str],
     sense_prior: float,
     sense_loss: str,
+    sense_weight: float,
     auxiliary_frames: bool,
     whose_phrases: bool,
     piece_length: int,
@@ -101,6 +102,7 @@ def make_lal_srl(
         frames=frames,
         sense_prior=sense_prior,
         sense_loss=sense_loss,
+        sense_weight=sense_weight,
         auxiliary_frames=auxiliary_frames,
         whose_phrases=whose_phrases,
         piece_length=piece_length,
@@ -231,7 +233,8 @@ class SemanticRoleLabeler(UnitPipe):
             logger.warning("%s: %d gold arguments with roles unseen at initialize were skipped", self.name, unknown)
         role_array = numpy.stack(roles) if roles else numpy.zeros((0, width), dtype="int64")
         allowed = self._lemma_senses(lemmas) if self.cfg["sense_loss"] == "lemma" and self.senses else None
-        targets = SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64"), sense_allowed=allowed)
+        targets = SrlTargets(role_array, is_predicate, numpy.asarray(senses, dtype="int64"), sense_allowed=allowed,
+                             sense_weight=self.cfg["sense_weight"])
         return SrlBatch(predicates, targets=targets)
 
     def _lemma_senses(self, lemmas: Sequence[str]) -> numpy.ndarray:

@@ -41,6 +41,11 @@ config wins over the saved value on load.
   so training asks the head the question decoding with ``frames = "propbank"`` asks it.
   Refitting the fine-tuned student's sense head so, offline, gave +0.3 to +0.7 sense accuracy on
   EWT test beside the prior (docs/results.md).
+- ``sense_weight`` (training only): the sense term's weight in the loss. A labeller on a shared
+  tok2vec trains with ``loss_reduction = "sum"``, where EWT's 25 role targets per sense target
+  leave the sense term a small share; a weight above 1 gives it back without changing how the
+  roles' gradient reaches the tok2vec (issue #51: at 10 it did not move the teacher's senses,
+  docs/results.md).
 - ``auxiliary_frames``: keep, in ``doc._.srl``, the frames of auxiliary and modal rolesets
   (be.03, do.01, have.01, ...) that the labeller found and that have no arguments (false: left
   out; a predicate given to the labeller keeps its frame either way). Scoring keeps them, as
@@ -85,6 +90,7 @@ LAL_SRL = Settings(
     frames=Setting("propbank", check_choice(FRAME_INVENTORIES), runtime=True),
     sense_prior=Setting(0.5, check_weight, runtime=True),
     sense_loss=Setting("all", check_choice(SENSE_LOSSES)),
+    sense_weight=Setting(1.0, check_weight),
     auxiliary_frames=Setting(False, check_flag, runtime=True),
     whose_phrases=Setting(True, check_flag, runtime=True),
     piece_length=PIECE_LENGTH,

@@ -623,6 +623,30 @@ def test_a_sense_loss_over_the_lemmas_rolesets_trains(train_srl):
     assert srl.cfg["sense_loss"] == "lemma"
 
 
+def test_sense_weight_scales_the_sense_term_alone(train_srl):
+    """sense_weight (training only): the loss is the role and predicate terms plus the weight
+    times the sense term, so it moves linearly in the weight; 1 is the plain sum."""
+    nlp, examples = train_srl(n_iter=0)
+    srl = nlp.get_pipe("lal_srl")
+    assert srl.cfg["sense_weight"] == 1.0
+    gold = with_gold_predicates(examples)
+    units = srl.predict([eg.predicted for eg in gold]).units
+    docs = [eg.predicted for eg in gold]
+    losses = {}
+    for weight in (0.0, 1.0, 4.0):
+        make_component_settings({"lal_srl": {"sense_weight": weight}})(nlp)
+        batch = srl._training_batch(examples, units)
+        assert batch.targets.sense_weight == weight
+        assert batch.select(list(range(len(units))), max(len(u) for u in units) + 1).targets.sense_weight == weight
+        loss, _ = srl.model.begin_update((docs, units, batch))
+        losses[weight] = loss  # the batch's summed loss (a float)
+    sense_term = losses[1.0] - losses[0.0]
+    assert sense_term > 0
+    assert losses[4.0] == pytest.approx(losses[0.0] + 4 * sense_term, rel=1e-4)
+    with pytest.raises(ValueError, match="sense_weight must be a number >= 0"):
+        make_component_settings({"lal_srl": {"sense_weight": -1}})(nlp)
+
+
 def test_a_partial_doc_trains_only_its_annotated_predicate(train_srl, srl_sentences, srl_gold_doc):
     """A Doc marked PARTIAL_SRL (a PropBank frame-file example) gives no predicate-flag target
     (IGNORE on every word, its annotated predicate too) and role/sense rows for its annotated
