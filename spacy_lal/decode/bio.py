@@ -248,23 +248,14 @@ def repair_bio(
 # ----------------------------------------------------------------------------- span-level BIO
 
 
-def _span_table(spans: Any, n: int, penalty: float, where: str) -> Tuple[np.ndarray, np.ndarray]:
-    """The segments the core may use, int32 [m, 2] in the order it reads them (by end, then by
-    length), and what each costs, float64 [m]: the allowed spans and every single word at 0, and
-    with a finite ``penalty`` every other span at ``penalty``."""
+def _span_table(spans: Any, n: int, where: str) -> np.ndarray:
+    """The allowed spans of two or more words, int32 [m, 2] by end, as the core reads them (ties
+    between them are settled by comparison, not by their order); single words are always allowed
+    and need no entry."""
     arr = _spans_array(spans, n, where)
-    if np.isfinite(penalty):
-        free = np.zeros((n + 1, n + 1), dtype=bool)
-        free[arr[:, 0], arr[:, 1]] = True
-        # Every span, already in that order: for each end b the starts b-1, b-2, ..., 0.
-        ends = np.repeat(np.arange(1, n + 1), np.arange(1, n + 1))
-        starts = ends - 1 - (np.arange(len(ends)) - np.repeat(np.cumsum(np.arange(n)), np.arange(1, n + 1)))
-        costs = np.where(free[starts, ends] | (ends - starts == 1), 0.0, float(penalty))
-        return np.stack([starts, ends], axis=1).astype(np.int32), costs
-    singles = np.stack([np.arange(n), np.arange(1, n + 1)], axis=1)
-    arr = np.unique(np.concatenate([arr, singles]), axis=0)
-    order = np.lexsort((arr[:, 0] - arr[:, 1], arr[:, 1]))  # end, then length (start descending)
-    return np.ascontiguousarray(arr[order], dtype=np.int32), np.zeros(len(arr))
+    ends, starts = np.divmod(np.unique(arr[:, 1] * (n + 1) + arr[:, 0]), n + 1)  # by end, no repeats
+    several = ends - starts > 1
+    return np.ascontiguousarray(np.stack([starts[several], ends[several]], axis=1), dtype=np.int32)
 
 
 def _penalty(penalty: Any, name: str) -> float:
@@ -299,11 +290,12 @@ def span_viterbi(
     penalty: what a labelled run of several words over a span that is not allowed costs, taken
         from the sequence's score; inf (default): such runs are never chosen. A finite penalty
         trades the scores' evidence against the spans (0: `bio_viterbi`'s optimum); every span of
-        the sentence is then a candidate, O(n^2 R).
+        the sentence is then a candidate, and for each role only the best start off the spans
+        matters, a running maximum (so still O(n R + m R)).
     With an infinite penalty every labelled run of the result (B-X I-X ...) is an allowed span or
     a single word; with every span allowed the result scores as `bio_viterbi`'s. Semi-Markov
-    Viterbi, O(n + m R) for m spans and R roles. Ties: O first, then the shorter segment, then the
-    lower role. Returns [] for n = 0.
+    Viterbi, O(n R + m R) for m spans and R roles. Ties: O first, then the shorter segment, then
+    the lower role. Returns [] for n = 0.
     """
     return _span_batch([scores], scheme, [spans], [predicate], penalty, "span_viterbi", False)[0]
 
@@ -321,10 +313,10 @@ def _span_batch(
     for i, arr in enumerate(arrays):
         key = (id(spans[i]), arr.shape[0])
         if key not in made:
-            made[key] = _span_table(spans[i], arr.shape[0], penalty, _batch_where(name, batch, i, "spans"))
+            made[key] = _span_table(spans[i], arr.shape[0], _batch_where(name, batch, i, "spans"))
         tables.append(made[key])
     labels, status = _span_viterbi.span_viterbi_batch(
-        arrays, [t[0] for t in tables], [t[1] for t in tables], scheme.roles, scheme.outside, scheme.v_role, preds
+        arrays, tables, penalty, scheme.roles, scheme.outside, scheme.v_role, preds
     )
     if status.any():  # every single word is allowed, so only non-finite scores fail
         raise _nonfinite(_batch_where(name, batch, int(np.flatnonzero(status)[0]), "scores"))

@@ -145,3 +145,14 @@ def test_known_sequence_and_batch():
 def test_validation_errors(call, error, match):
     with pytest.raises(error, match=match):
         call(BIOScheme(["O", "B-V", "I-V", "B-ARG0", "I-ARG0"]))
+
+
+@pytest.mark.parametrize("penalty", [float("inf"), 1.0, 0.0])
+def test_a_tie_goes_to_the_shorter_segment(penalty):
+    """[O B-A0], [B-A0 I-A0] and [B-A0 B-A0] all score 2; O comes first, then the shorter segment,
+    with any penalty (the allowed span (0, 2) costs nothing)."""
+    scheme = BIOScheme(["O", "B-V", "I-V", "B-A0", "I-A0"])
+    scores = np.full((2, 5), -5.0, np.float32)
+    scores[0, 0] = scores[0, 3] = scores[1, 3] = scores[1, 4] = 1.0
+    out = span_viterbi(scores, scheme, [(0, 2)], penalty=penalty)
+    assert [scheme.labels[k] for k in out] == ["O", "B-A0"]

@@ -83,6 +83,25 @@ def test_an_adverb_makes_the_phrasal_lemma_only_where_the_table_lists_the_pair()
     assert frame_lemma(up[1], {}) == "pick_up"
 
 
+def test_the_ud_label_a_clear_scheme_parse_stores_is_read():
+    """In spaCy's scheme ("clear") the UD label is stored beside ``dep_``: an adverb the clear
+    scheme relabels still makes the phrasal lemma, a UD particle under another label too."""
+    from spacy_lal.pipeline.parser.clear import UD_ATTR, register_ud_extensions
+
+    register_ud_extensions()
+    doc = _look_forward_doc(["We", "look", "forward", "to", "it"], ["nsubj", "ROOT", "npadvmod", "prep", "pobj"],
+                            [1, 1, 1, 1, 3])
+    assert frame_lemma(doc[1], {}, {"look_forward"}) == "look"
+    doc[2]._.set(UD_ATTR, ["advmod", -1])
+    assert doc[2]._.ud_dep == "advmod"
+    assert frame_lemma(doc[1], {}, {"look_forward"}) == "look_forward"
+    up = _look_forward_doc(["She", "picked", "it", "up"], ["nsubj", "ROOT", "dobj", "advmod"], [1, 1, 1, 1],
+                           ["she", "pick", "it", "up"])
+    assert frame_lemma(up[1], {}) == "pick"
+    up[3]._.set(UD_ATTR, ["compound:prt", -2])
+    assert frame_lemma(up[1], {}) == "pick_up"
+
+
 def test_a_tables_phrasal_lemma_stands_for_a_verb_only_with_its_particle():
     # EWT train's table maps "stir" and "pick" to the phrasal lemma most of their uses had.
     table = {"stir": "stir_up", "pick": "pick_up", "takeover": "take_over"}
