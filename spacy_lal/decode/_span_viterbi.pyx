@@ -63,12 +63,22 @@ cdef inline bint _allowed_role(const Roles* ro, int pred, int a, int r) noexcept
     return pred < 0 or (r == ro.v_role) == (a == pred)
 
 
+cdef inline void _offer(double val, int a, int r, int t, double* best, int* bstart, int* brole) noexcept nogil:
+    """Take the segment (a, t) with role r if it beats the best end at t so far; a tie goes to
+    the earlier of O (bstart[t] = t while t is being decided), the shorter segment (the later
+    start), the lower role."""
+    if val > best[t] or (val == best[t] and (a > bstart[t] or (a == bstart[t] and r < brole[t]))):
+        best[t] = val
+        bstart[t] = a
+        brole[t] = r
+
+
 cdef int _decode(const float* s, int n, int L, const int* spans, int m, double penalty,
                  const Roles* ro, int pred, double* best, int* bstart, int* brole, double* cum,
                  double* top, int* top_start, int* out) noexcept nogil:
     cdef int R = ro.R
     cdef int t, u, r, a, k, lab_i
-    cdef double acc, val, entry
+    cdef double acc, entry
     cdef bint priced = isfinite(penalty)  # segments off the allowed spans are possible
     if n == 0:
         return _OK
@@ -89,8 +99,7 @@ cdef int _decode(const float* s, int n, int L, const int* spans, int m, double p
     best[0] = 0.0
     k = 0
     for t in range(1, n + 1):
-        # Candidates are tried in any order; a tie goes to the earlier of O, then the shorter
-        # segment (the later start), then the lower role: bstart[t] = t stands for O here.
+        # Candidates are offered in any order (_offer settles ties): bstart[t] = t stands for O.
         best[t] = -INFINITY
         bstart[t] = t
         brole[t] = -1
@@ -101,11 +110,7 @@ cdef int _decode(const float* s, int n, int L, const int* spans, int m, double p
         if best[a] != -INFINITY:
             for r in range(R):
                 if _allowed_role(ro, pred, a, r):
-                    val = _value(s, L, ro, cum, best, a, t, r, 0.0)
-                    if val > best[t] or (val == best[t] and (a > bstart[t] or (a == bstart[t] and r < brole[t]))):
-                        best[t] = val
-                        bstart[t] = a
-                        brole[t] = r
+                    _offer(_value(s, L, ro, cum, best, a, t, r, 0.0), a, r, t, best, bstart, brole)
         # The allowed spans of two or more words ending at t, at no cost.
         while k < m and spans[2 * k + 1] == t:
             a = spans[2 * k]
@@ -115,11 +120,7 @@ cdef int _decode(const float* s, int n, int L, const int* spans, int m, double p
             for r in range(R):
                 if ro.bi[2 * r + 1] < 0 or not _allowed_role(ro, pred, a, r):
                     continue
-                val = _value(s, L, ro, cum, best, a, t, r, 0.0)
-                if val > best[t] or (val == best[t] and (a > bstart[t] or (a == bstart[t] and r < brole[t]))):
-                    best[t] = val
-                    bstart[t] = a
-                    brole[t] = r
+                _offer(_value(s, L, ro, cum, best, a, t, r, 0.0), a, r, t, best, bstart, brole)
         if priced:
             # Every start a <= t-2 at the penalty: top[r] is the best entry
             # best[a] + s[a, B-X_r] - cum[a+1, X_r] over them (ties: the later start).
@@ -140,11 +141,7 @@ cdef int _decode(const float* s, int n, int L, const int* spans, int m, double p
                 a = top_start[r]
                 if a < 0:
                     continue
-                val = _value(s, L, ro, cum, best, a, t, r, penalty)
-                if val > best[t] or (val == best[t] and (a > bstart[t] or (a == bstart[t] and r < brole[t]))):
-                    best[t] = val
-                    bstart[t] = a
-                    brole[t] = r
+                _offer(_value(s, L, ro, cum, best, a, t, r, penalty), a, r, t, best, bstart, brole)
         if bstart[t] == t:
             bstart[t] = -1
     if best[n] == -INFINITY:
