@@ -18,6 +18,6 @@ def span_viterbi_batch(
     predicates: np.ndarray,
 ) -> Tuple[List[np.ndarray], np.ndarray]:
     """scores: C-contiguous float32 [n, L]; spans: C-contiguous int32 [m, 2], the allowed spans
-    of two or more words, sorted by end; penalty: what a segment of
-    two or more words off them costs (inf: none is possible); roles: int32 [R, 2] (B, I or -1);
-    predicates: int32 [B], -1 for none. Returns (labels: int32 [n] each, status: int32 [B])."""
+    of two or more words, sorted by end; penalty: what a segment of two or more words off them
+    costs (inf: none is possible); roles: int32 [R, 2] (B, I or -1); predicates: int32 [B], -1
+    for none. Returns (labels: int32 [n] each, status: int32 [B])."""

@@ -291,7 +291,7 @@ def span_viterbi(
         from the sequence's score; inf (default): such runs are never chosen. A finite penalty
         trades the scores' evidence against the spans (0: `bio_viterbi`'s optimum); every span of
         the sentence is then a candidate, and for each role only the best start off the spans
-        matters, a running maximum (so still O(n R + m R)).
+        matters, which a running maximum keeps.
     With an infinite penalty every labelled run of the result (B-X I-X ...) is an allowed span or
     a single word; with every span allowed the result scores as `bio_viterbi`'s. Semi-Markov
     Viterbi, O(n R + m R) for m spans and R roles. Ties: O first, then the shorter segment, then
