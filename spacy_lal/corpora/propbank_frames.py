@@ -6,7 +6,10 @@ Phrasal lemmas sit in the base verb's file (``turn.xml`` holds ``<predicate lemm
 with ``turn_off.07``). Only what prediction needs is kept: per lemma, its rolesets in file order,
 each with its name and its roles' descriptions, keyed by the role's ``n``: "0"-"6" (ARG0-ARG6),
 "a" (ARGA, should a roleset define it) and, for the modifier roles a roleset lists itself
-(``n="m" f="LOC"``), "m-LOC". Examples, aliases and links to VerbNet/FrameNet are dropped.
+(``n="m" f="LOC"``), "m-LOC", and the one-word noun, adjective and verb forms its
+``<aliases>`` list besides the lemma itself (``ALIAS_POS``; "evacuation" for ``evacuate.01``),
+as ``"aliases"``. Examples, multi-word and light-verb aliases, argument aliases and links to
+VerbNet/FrameNet are dropped.
 A roleset whose id's lemma is not the name of its frame file also keeps that name, as ``"file"``
 (``pick_up.04`` -> "pick", ``like.01`` -> "liken", ``good.02`` -> "better"): PropBank's
 annotation writes the frame file's name as the predicate's lemma (the first column of CoNLL-2005
@@ -16,7 +19,8 @@ whose lemma differs from the gold one's.
 The inventory is written as gzipped JSON (``spacy_lal/data/propbank_frames.json.gz``, rebuilt by
 ``python -m spacy_lal frames BUILD-FROM OUTPUT``)::
 
-    {"format": 2, "source": ..., "lemmas": {"turn": {"turn.01": {"name": "...", "roles": {"0": "turner", ...}},
+    {"format": 3, "source": ..., "lemmas": {"turn": {"turn.01": {"name": "...", "roles": {"0": "turner", ...},
+                                                          "aliases": ["turning"]},
                                               ...}, "turn_off": {"turn_off.07": {..., "file": "turn"}}}}
 
 No torch, no pipeline: the format's reader and the run-time lookups are ``spacy_lal.doc.propbank``'s.
@@ -38,6 +42,10 @@ PathLike = Union[str, Path]
 # a <arg> closed by </rel>; rend.xml: an unquoted src attribute). The inventory keeps no
 # examples, so the folder reader may read such a file again without them (``examples="drop"``).
 _EXAMPLE = re.compile(r"<example\b.*?</example>", re.S)
+# The <alias pos> kept: nouns, adjectives and verbs (a nominalisation, "evacuation"; a spelling,
+# "authorise"). The others are multi-word expressions ("l" light verbs, "m", "x", "p") whose
+# lookup would need the whole phrase, or adverbs, which PropBank annotates only with their frame.
+ALIAS_POS = ("n", "j", "v")
 
 
 def role_key(n: str, function: Optional[str]) -> str:
@@ -89,10 +97,24 @@ def read_frame_file(path: PathLike, *, broken_examples: str = "error") -> Invent
                 # A roleset listing the same key twice (two ARGM-LOCs) keeps the first description.
                 roles.setdefault(key, " ".join((role.get("descr") or "").split()))
             entry: Dict[str, Any] = {"name": " ".join((roleset.get("name") or "").split()), "roles": roles}
+            aliases = _aliases(roleset, roleset_lemma(rid))
+            if aliases:
+                entry["aliases"] = aliases
             if roleset_lemma(rid) != path.stem:
                 entry["file"] = path.stem
             rolesets[rid] = entry
     return inventory
+
+
+def _aliases(roleset: ElementTree.Element, lemma: str) -> List[str]:
+    """The one-word ``ALIAS_POS`` aliases of a ``<roleset>`` other than ``lemma``, lowercased, in
+    file order, each once."""
+    found: List[str] = []
+    for alias in roleset.findall("aliases/alias"):
+        word = (alias.text or "").strip().lower()
+        if alias.get("pos") in ALIAS_POS and word and word != lemma and not re.search(r"[\s_]", word) and word not in found:
+            found.append(word)
+    return found
 
 
 def read_frames(folder: PathLike, *, repaired: Optional[List[str]] = None) -> Inventory:

@@ -8,6 +8,8 @@ The inventory is the package data ``data/propbank_frames.json.gz``: PropBank 3.4
     'loaner'
     >>> [r.id for r in rolesets("pick_up")]
     ['pick_up.04', 'pick_up.05', 'pick_up.06', 'pick_up.11']
+    >>> [r.id for r in predicate_rolesets("evacuation")]
+    ['evacuate.01']
     >>> frame_lemma("pick_up.04"), frame_lemma("like.01")
     ('pick', 'liken')
 
@@ -21,7 +23,7 @@ import gzip
 import json
 import re
 from pathlib import Path
-from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 INVENTORY_PATH = Path(__file__).parents[1] / "data" / "propbank_frames.json.gz"
 
@@ -30,7 +32,9 @@ Inventory = Dict[str, Dict[str, Dict[str, Any]]]
 
 # 2: rolesets keep their frame file's name ("file") where it is not their id's lemma. A version-1
 # file lacks it and would give srl-eval.pl wrong lemmas without a word, so it is refused.
-FORMAT_VERSION = 2
+# 3: rolesets keep their noun, adjective and verb aliases ("aliases"), which a version-2 file
+# lacks: its nominal predicates would silently get no sense.
+FORMAT_VERSION = 3
 
 # PropBank's function tags of modifier arguments (ARGM-*), as the PropBank annotation guidelines
 # (Bonial et al. 2015, sec. 1.4) and the EWT/OntoNotes data use them.
@@ -136,8 +140,9 @@ def read_inventory(path: Union[str, Path]) -> Inventory:
 
 
 @functools.lru_cache(maxsize=None)
-def _inventory() -> Tuple[Dict[str, Tuple[Roleset, ...]], Dict[str, Roleset]]:
-    """(lemma -> its rolesets in the frame files' order, id -> roleset), read once."""
+def _inventory() -> Tuple[Dict[str, Tuple[Roleset, ...]], Dict[str, Roleset], Dict[str, Tuple[Roleset, ...]]]:
+    """(lemma -> its rolesets in the frame files' order, id -> roleset, alias that is no lemma of
+    its own -> the rolesets listing it, in the same order), read once."""
     data: Inventory = read_inventory(INVENTORY_PATH)
     by_lemma = {
         lemma: tuple(
@@ -146,13 +151,28 @@ def _inventory() -> Tuple[Dict[str, Tuple[Roleset, ...]], Dict[str, Roleset]]:
         for lemma, rolesets in data.items()
     }
     by_id = {r.id: r for rolesets in by_lemma.values() for r in rolesets}
-    return by_lemma, by_id
+    by_alias: Dict[str, List[Roleset]] = {}
+    for rolesets in data.values():
+        for rid, entry in rolesets.items():
+            for alias in entry.get("aliases", ()):
+                if alias not in by_lemma:
+                    by_alias.setdefault(alias, []).append(by_id[rid])
+    return by_lemma, by_id, {alias: tuple(found) for alias, found in by_alias.items()}
 
 
 def rolesets(lemma: str) -> Tuple[Roleset, ...]:
     """The rolesets of ``lemma`` (lowercase; phrasal lemmas joined by "_": "pick_up"), in the
     frame files' order; empty when PropBank has no such lemma."""
     return _inventory()[0].get(lemma, ())
+
+
+def predicate_rolesets(lemma: str) -> Tuple[Roleset, ...]:
+    """The rolesets a predicate of ``lemma`` may take: :func:`rolesets`, or where PropBank has no
+    such lemma, those whose frame files list it as a noun, adjective or verb alias
+    ("evacuation" -> evacuate.01, "advice" -> advise.01: PropBank annotates nominal predicates
+    with their verb's roleset); empty when neither has it."""
+    by_lemma, _, by_alias = _inventory()
+    return by_lemma.get(lemma) or by_alias.get(lemma, ())
 
 
 def roleset(roleset_id: Optional[str]) -> Optional[Roleset]:

@@ -104,6 +104,23 @@ def test_the_shipped_inventory_is_the_frame_files(tmp_path):
                 assert shipped[rid.rpartition(".")[0]][rid] == entry
 
 
+def test_a_roleset_keeps_its_one_word_noun_adjective_and_verb_aliases(tmp_path):
+    frame = tmp_path / "evacuate.xml"
+    frame.write_text(
+        '<frameset><predicate lemma="evacuate"><roleset id="evacuate.01" name="empty">'
+        '<aliases><alias pos="v">evacuate</alias><alias pos="n">Evacuation</alias>'
+        '<alias pos="j">evacuated</alias><alias pos="l">make_evacuation</alias>'
+        '<alias pos="n">evacuation</alias><alias pos="r">evacuatingly</alias>'
+        '<argalias arg="2" pos="n">evacuee</argalias></aliases>'
+        '<roles><role n="0" descr="causer"/></roles></roleset>'
+        '<roleset id="evacuate.02" name="no aliases"><roles/></roleset></predicate></frameset>'
+    )
+    rolesets = read_frame_file(frame)["evacuate"]
+    # the lemma itself, a repeat, a light verb, an adverb and an argument alias are left out
+    assert rolesets["evacuate.01"]["aliases"] == ["evacuation", "evacuated"]
+    assert "aliases" not in rolesets["evacuate.02"]
+
+
 def test_lookups():
     assert propbank.roleset("borrow.01").name == "get temporarily"
     assert propbank.roleset("borrow.02") is None and propbank.roleset(None) is None
@@ -114,6 +131,11 @@ def test_lookups():
     # leave.01 and join.02 are not PropBank 3.4 rolesets (issue #36's examples)
     assert propbank.roleset("leave.01") is None and propbank.roleset("join.02") is None
     assert propbank.roleset("leave.11").lemma == "leave"
+    # A word PropBank has no lemma of: the rolesets listing it as an alias; a lemma: its own.
+    assert [r.id for r in propbank.predicate_rolesets("evacuation")] == ["evacuate.01"]
+    assert [r.id for r in propbank.predicate_rolesets("advice")] == ["advise.01"]
+    assert propbank.predicate_rolesets("borrow") == propbank.rolesets("borrow")
+    assert propbank.predicate_rolesets("florp") == () and not propbank.has_lemma("evacuation")
 
 
 def test_role_descriptions():
@@ -163,9 +185,10 @@ def test_a_roleset_outside_its_lemma_s_file_keeps_the_file_name():
 
 
 def test_an_inventory_of_another_format_is_refused(tmp_path):
+    # Format 2 had no aliases: its nominal predicates would get no sense without a word.
     old = tmp_path / "old.json.gz"
     with gzip.open(old, "wt", encoding="utf8") as file_:
-        json.dump({"format": 1, "source": {}, "lemmas": {}}, file_)
-    with pytest.raises(ValueError, match="format 1, expected 2 .rebuild it"):
+        json.dump({"format": 2, "source": {}, "lemmas": {}}, file_)
+    with pytest.raises(ValueError, match="format 2, expected 3 .rebuild it"):
         read_inventory(old)
     assert propbank.roleset("pick_up.04").frame_file == "pick" and propbank.roleset("pick.01").frame_file == ""

@@ -239,13 +239,14 @@ class SemanticRoleLabeler(UnitPipe):
 
     def _lemma_senses(self, lemmas: Sequence[str]) -> numpy.ndarray:
         """(R, n_senses) bool: per gold predicate, the sense classes that form a roleset of its
-        lemma in the frame files (every class for a lemma the files lack)."""
+        lemma in the frame files, or of the rolesets listing it as an alias (every class for a word
+        the files lack)."""
         from ...doc import propbank
 
         suffix_ids = {suffix: c for c, suffix in enumerate(self.senses)}
         allowed = numpy.ones((len(lemmas), len(self.senses)), dtype=bool)
         for r, lemma in enumerate(lemmas):
-            suffixes = (roleset.id.rpartition(".")[2] for roleset in propbank.rolesets(lemma))
+            suffixes = (roleset.id.rpartition(".")[2] for roleset in propbank.predicate_rolesets(lemma))
             classes = [suffix_ids[suffix] for suffix in suffixes if suffix in suffix_ids]
             if classes:
                 allowed[r] = False

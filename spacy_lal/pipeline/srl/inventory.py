@@ -11,8 +11,9 @@ first roleset in the frame files. The lemma of a predicate with a particle child
 ``compound:prt``, ``prt`` in the "clear" dependency scheme) is the phrasal one (``pick_up``)
 where PropBank has it; one with an adverb after it (``advmod``) is phrasal where the training
 data made that pair phrasal more often than not (``phrasal_adverbs``: "look forward to" is
-look_forward.03, "go back" is go.02). A predicate whose lemma PropBank does not have gets no
-sense (None), its roles labelled unconstrained (said once in the log).
+look_forward.03, "go back" is go.02). A lemma PropBank has no rolesets of takes those that list
+it as an alias ("evacuation": evacuate.01; ``propbank.predicate_rolesets``). A predicate whose
+lemma is neither gets no sense (None), its roles labelled unconstrained (said once in the log).
 """
 from collections import Counter
 from typing import Collection, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence
@@ -73,23 +74,24 @@ def frame_choices(
     for r, (u, position) in enumerate(zip(scores.units, scores.positions)):
         unit = units[u]
         lemma = frame_lemma(docs[unit.doc_index][unit.words[position]], sense_lemmas, phrasal_adverbs)
-        candidates = propbank.rolesets(lemma)
+        candidates = propbank.predicate_rolesets(lemma)
         if not candidates:
             log_once(
-                f"{component}: frames = 'propbank': predicates whose lemma has no PropBank roleset "
+                f"{component}: frames = 'propbank': predicates whose lemma has no PropBank roleset or alias "
                 f"(such as {lemma!r}) get no sense, and their roles are not constrained",
             )
             continue
         constrained[r] = True
         rolesets[r][n_senses] = candidates[0].id
         role_masks[r, n_senses] = allowed(candidates[0])
-        seen = sense_counts.get(lemma, {}) if sense_prior else {}
         for roleset in candidates:
             suffix = roleset.id.rpartition(".")[2]
             c = suffix_ids.get(suffix)
             if c is None or rolesets[r][c] is not None:  # the first roleset of a class stands for it
                 continue
-            bonus[r, c] = sense_bonus(seen.get(suffix, 0), sense_prior)
+            # Counted under the roleset's own lemma, which an alias ("evacuation") is not.
+            seen = sense_counts.get(roleset.lemma, {}).get(suffix, 0) if sense_prior else 0
+            bonus[r, c] = sense_bonus(seen, sense_prior)
             rolesets[r][c] = roleset.id
             role_masks[r, c] = allowed(roleset)
     return FrameChoices(constrained, bonus, role_masks, rolesets)

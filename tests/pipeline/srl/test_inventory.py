@@ -49,6 +49,20 @@ def test_the_fallback_and_the_unconstrained_row():
     assert choices.rolesets[1][choices.fallback] == propbank.rolesets("pick")[0].id
 
 
+def test_a_nominal_predicate_takes_the_rolesets_that_list_it_as_an_alias():
+    # "evacuation" has no frame file; evacuate.01 lists it as a noun alias. The prior counts
+    # the roleset under its own lemma.
+    words = ["The", "evacuation", "of", "the", "town"]
+    choices = choices_for(words, ["the", "evacuation", "of", "the", "town"], [1],
+                          sense_counts={"evacuate": {"01": 4}}, prior=0.5)
+    assert choices.constrained.tolist() == [True]
+    assert choices.rolesets[0][0] == "evacuate.01" and choices.rolesets[0][choices.fallback] == "evacuate.01"
+    assert choices.sense_bonus[0, 0] == 0.5 * math.log(4 + SENSE_PRIOR_SMOOTHING)
+    assert choices.choose(0, numpy.asarray([0.0, 9.0, 9.0, 9.0])) == 0
+    allowed = dict(zip(LABELS, choices.role_masks[0, 0].tolist()))
+    assert allowed["B-ARG0"] and allowed["B-ARG2"] and not allowed["B-ARG4"]
+
+
 def test_the_phrasal_lemma_and_the_prior_bonus():
     words = ["She", "picked", "it", "up"]
     choices = choices_for(words, ["she", "pick", "it", "up"], [1], deps=["nsubj", "ROOT", "obj", "compound:prt"],
