@@ -43,7 +43,7 @@ PathLike = Union[str, Path]
 # examples, so the folder reader may read such a file again without them (``examples="drop"``).
 _EXAMPLE = re.compile(r"<example\b.*?</example>", re.S)
 # The <alias pos> kept: nouns, adjectives and verbs (a nominalisation, "evacuation"; a spelling,
-# "authorise"). The others are multi-word expressions ("l" light verbs, "m", "x", "p") whose
+# "characterise"). The others are multi-word expressions ("l" light verbs, "m", "x", "p") whose
 # lookup would need the whole phrase, or adverbs, which PropBank annotates only with their frame.
 ALIAS_POS = ("n", "j", "v")
 
