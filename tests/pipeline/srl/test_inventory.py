@@ -156,3 +156,21 @@ def test_the_phrasal_adverbs_are_the_pairs_gold_senses_chose_more_often_than_not
     assert learn_phrasal_adverbs(tokens, senses, {}) == ["look_forward"]
     # Lemmas are mapped as frame_lemma maps them.
     assert learn_phrasal_adverbs(tokens[1:3], senses[1:3], {"go": "went"}) == []
+
+
+def test_a_verb_keeps_a_lemmatizers_lemma_that_propbank_has():
+    # The table maps the form "found" to find (it is learned without a lemmatizer); a lemmatizer
+    # that gives "founded" the lemma "found" means found.01.
+    table = {"found": "find", "decision": "decide"}
+
+    def token(word, lemma, pos):
+        doc = spacy.tokens.Doc(spacy.blank("en").vocab, words=["She", word, "it"], pos=["PRON", pos, "PRON"],
+                               lemmas=None if lemma is None else ["she", lemma, "it"])
+        return doc[1]
+
+    assert frame_lemma(token("founded", "found", "VERB"), table) == "found"
+    # Without a lemma the key is the form, which the table maps.
+    assert frame_lemma(token("found", None, "VERB"), table) == "find"
+    # A noun, and a lemma PropBank has no rolesets of, go through the table.
+    assert frame_lemma(token("decision", "decision", "NOUN"), table) == "decide"
+    assert frame_lemma(token("found", "found", "NOUN"), table) == "find"
