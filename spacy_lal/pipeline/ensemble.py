@@ -42,7 +42,6 @@ from dataclasses import replace
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy
-from spacy import util
 from spacy.language import Language
 from spacy.tokens import Doc
 
@@ -59,15 +58,40 @@ TAGGER_FACTORY = "tagger"
 SRL_FACTORY = "lal_srl"
 
 
-def ensemble_parse(pipelines: Sequence[Language], docs: Iterable[Doc], *, batch_size: int = 64) -> Iterator[Doc]:
+# Members reading the same frozen transformer share its encoder and feature cache
+# (layers/transformer_features.py; 30,000 words in the shipped configs). A batch larger than the
+# cache is encoded again by every member and labeller that reads the features: 64 movie reviews
+# (47,000 words) parsed at a sixth of the speed of short batches.
+MAX_BATCH_WORDS = 8_000
+
+
+def ensemble_parse(pipelines: Sequence[Language], docs: Iterable[Doc], *, batch_size: int = 64,
+                   max_batch_words: int = MAX_BATCH_WORDS) -> Iterator[Doc]:
     """Parse ``docs`` (Docs of the first pipeline's vocab, or texts) with the members' averaged
     scores (module docstring); yields the first pipeline's Docs, annotated by its whole pipeline
-    but for the tags, trees and dependencies, which are the ensemble's."""
+    but for the tags, trees and dependencies, which are the ensemble's. A batch holds at most
+    ``batch_size`` Docs and, unless one Doc alone is longer, ``max_batch_words`` words; a Doc's
+    parse does not depend on its batch."""
     if not pipelines:
         raise ValueError("ensemble_parse: give at least one pipeline")
     first = pipelines[0]
-    for batch in util.minibatch((first.make_doc(doc) if isinstance(doc, str) else doc for doc in docs), size=batch_size):
-        yield from _parse_batch(pipelines, list(batch))
+    made = (first.make_doc(doc) if isinstance(doc, str) else doc for doc in docs)
+    for batch in _batches(made, batch_size, max_batch_words):
+        yield from _parse_batch(pipelines, batch)
+
+
+def _batches(docs: Iterable[Doc], size: int, max_words: int) -> Iterator[List[Doc]]:
+    """Consecutive batches of at most ``size`` Docs and ``max_words`` words (a longer Doc alone)."""
+    batch: List[Doc] = []
+    words = 0
+    for doc in docs:
+        if batch and (len(batch) == size or words + len(doc) > max_words):
+            yield batch
+            batch, words = [], 0
+        batch.append(doc)
+        words += len(doc)
+    if batch:
+        yield batch
 
 
 def align_labels(names: Sequence[str], reference: Sequence[str], what: str, *, partial: bool = False) -> numpy.ndarray:

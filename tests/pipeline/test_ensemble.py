@@ -96,6 +96,24 @@ def test_an_ensemble_of_one_parses_as_its_member(trained_parser, decoder):
         parser.set_decoder(saved)
 
 
+def test_batches_are_bounded_by_docs_and_words(trained_parser):
+    from spacy_lal.pipeline.ensemble import _batches
+
+    nlp, _ = trained_parser
+    docs = [Doc(nlp.vocab, words=["w"] * n) for n in (3, 4, 2, 9, 1, 1, 1)]
+    sizes = [[len(doc) for doc in batch] for batch in _batches(docs, 3, 8)]
+    # a Doc longer than the word bound is a batch of its own; no Doc is dropped or reordered
+    assert sizes == [[3, 4], [2], [9], [1, 1, 1]]
+
+
+def test_a_parse_does_not_depend_on_the_batch_bounds(trained_parser):
+    nlp, examples = trained_parser
+    words = [[t.text for t in eg.reference] for eg in examples]
+    one_by_one = _parses(ensemble_parse([nlp, nlp], [Doc(nlp.vocab, words=w) for w in words], max_batch_words=1))
+    together = _parses(ensemble_parse([nlp, nlp], [Doc(nlp.vocab, words=w) for w in words], batch_size=64))
+    assert one_by_one == together
+
+
 @pytest.mark.slow  # loads en_lal_ewt: about a minute on a loaded machine
 def test_shipped_pipeline_with_itself():
     import spacy_lal
