@@ -212,10 +212,18 @@ def test_shipped_trf_pipeline_reads_minilm_from_its_package(monkeypatch):
     lemmatizer = "trainable_lemmatizer/model"
     assert (path / lemmatizer).read_bytes() == (pipeline_path() / lemmatizer).read_bytes()
     config = spacy.util.load_config(path / "config.cfg", interpolate=False)["components"]
-    embeds = [config["tok2vec"]["model"]["embed"], config["lal_srl"]["model"]["tok2vec"]["embed"]]
-    assert all(embed["@architectures"] == "spacy-lal.TransformerFeatures.v1" for embed in embeds)
-    settings = [(embed["name"], embed["layers"], embed["cache_words"]) for embed in embeds]
-    assert settings[0] == settings[1] and 0 < settings[0][2] <= 50_000  # one shared parse-time cache
+
+    def feature_blocks(node):
+        if isinstance(node, dict):
+            if node.get("@architectures") == "spacy-lal.TransformerFeatures.v1":
+                yield node
+            for value in node.values():
+                yield from feature_blocks(value)
+
+    embeds = list(feature_blocks(config))
+    assert config["tok2vec"]["model"]["embed"] in embeds  # the shared tok2vec reads MiniLM
+    settings = {(embed["name"], tuple(embed["layers"]), embed["cache_words"]) for embed in embeds}
+    assert len(settings) == 1 and 0 < next(iter(settings))[2] <= 50_000  # one shared parse-time cache
     nlp = spacy_lal.load("en_lal_ewt_trf")
     clear_feature_caches(nlp)
     encoded = []
