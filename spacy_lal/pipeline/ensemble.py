@@ -49,7 +49,7 @@ from .arcs import pick_labels
 from .base import Predictions
 from .parser.adapter import DecodedParses, ParserBatch, ParserScores, decode_scores
 from .srl.adapter import FrameScores, SrlBatch
-from .units import Unit
+from .units import Unit, doc_batches
 
 __all__ = ["ensemble_parse", "average_scores", "average_frame_scores", "align_labels"]
 
@@ -76,22 +76,8 @@ def ensemble_parse(pipelines: Sequence[Language], docs: Iterable[Doc], *, batch_
         raise ValueError("ensemble_parse: give at least one pipeline")
     first = pipelines[0]
     made = (first.make_doc(doc) if isinstance(doc, str) else doc for doc in docs)
-    for batch in _batches(made, batch_size, max_batch_words):
+    for batch in doc_batches(made, max_batch_words, batch_size):
         yield from _parse_batch(pipelines, batch)
-
-
-def _batches(docs: Iterable[Doc], size: int, max_words: int) -> Iterator[List[Doc]]:
-    """Consecutive batches of at most ``size`` Docs and ``max_words`` words (a longer Doc alone)."""
-    batch: List[Doc] = []
-    words = 0
-    for doc in docs:
-        if batch and (len(batch) == size or words + len(doc) > max_words):
-            yield batch
-            batch, words = [], 0
-        batch.append(doc)
-        words += len(doc)
-    if batch:
-        yield batch
 
 
 def align_labels(names: Sequence[str], reference: Sequence[str], what: str, *, partial: bool = False) -> numpy.ndarray:

@@ -12,7 +12,7 @@ cube of a sentence's length or faster, and a crash or a minute's stall on one lo
 corpus is the worst outcome for a user.
 """
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Sized
+from typing import Iterable, Iterator, List, Optional, Sequence, Sized
 
 from spacy.tokens import Doc
 
@@ -120,3 +120,18 @@ def length_sorted_chunks(units: Sequence[Sized], max_cells: int) -> List[List[in
         else:
             chunks.append([b])
     return chunks
+
+
+def doc_batches(docs: Iterable[Doc], max_words: int, max_docs: Optional[int] = None) -> Iterator[List[Doc]]:
+    """Consecutive batches of ``docs`` of at most ``max_words`` tokens (a longer Doc alone) and,
+    if given, at most ``max_docs`` Docs; none dropped or reordered."""
+    batch: List[Doc] = []
+    words = 0
+    for doc in docs:
+        if batch and (len(batch) == max_docs or words + len(doc) > max_words):
+            yield batch
+            batch, words = [], 0
+        batch.append(doc)
+        words += len(doc)
+    if batch:
+        yield batch

@@ -97,11 +97,11 @@ def test_an_ensemble_of_one_parses_as_its_member(trained_parser, decoder):
 
 
 def test_batches_are_bounded_by_docs_and_words(trained_parser):
-    from spacy_lal.pipeline.ensemble import _batches
+    from spacy_lal.pipeline.units import doc_batches
 
     nlp, _ = trained_parser
     docs = [Doc(nlp.vocab, words=["w"] * n) for n in (3, 4, 2, 9, 1, 1, 1)]
-    sizes = [[len(doc) for doc in batch] for batch in _batches(docs, 3, 8)]
+    sizes = [[len(doc) for doc in batch] for batch in doc_batches(docs, 8, 3)]
     # a Doc longer than the word bound is a batch of its own; no Doc is dropped or reordered
     assert sizes == [[3, 4], [2], [9], [1, 1, 1]]
 

@@ -6,7 +6,7 @@ not depend on the sentences batched with it. ``spacy-lal.SentenceTok2Vec.v1``: s
 ``spacy.Tok2Vec.v2`` with the encoder run on each sentence of a Doc alone, as the models were
 trained, its products through ``gemm.py`` (int8 at prediction when asked).
 """
-from typing import Any, Callable, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 import numpy
 from spacy.attrs import IS_SPACE
@@ -16,6 +16,7 @@ from thinc.api import ArgsKwargs, Model, noop, torch2xp, with_padded, xp2torch
 from thinc.types import Floats2d, Padded
 
 from ..torch_bridge import thread_safe_prediction
+from ..units import doc_batches
 from .gemm import prediction, set_int8, use_torch_gemm
 
 
@@ -116,20 +117,6 @@ def sentence_rows(doc: Doc) -> List[Union[slice, numpy.ndarray]]:
     return [words for words in rows if len(words)]
 
 
-def _slices(docs: List[Doc], max_tokens: int) -> Iterator[List[Doc]]:
-    """Consecutive runs of ``docs`` of at most ``max_tokens`` tokens (a longer Doc alone)."""
-    part: List[Doc] = []
-    size = 0
-    for doc in docs:
-        if part and size + len(doc) > max_tokens:
-            yield part
-            part, size = [], 0
-        part.append(doc)
-        size += len(doc)
-    if part:
-        yield part
-
-
 def _regroup(
     ops, pieces: List[Floats2d], rows: List[List[Union[slice, numpy.ndarray]]], lengths: List[int], width: int
 ) -> List[Floats2d]:
@@ -160,7 +147,7 @@ def _sentence_tok2vec_forward(
 ) -> Tuple[List[Floats2d], Callable[[List[Floats2d]], List[Doc]]]:
     if not is_train and len(docs) > 1 and sum(len(doc) for doc in docs) > PREDICT_SLICE_TOKENS:
         outputs: List[Floats2d] = []
-        for part in _slices(docs, PREDICT_SLICE_TOKENS):
+        for part in doc_batches(docs, PREDICT_SLICE_TOKENS):
             outputs.extend(_sentence_tok2vec_forward(model, part, is_train)[0])
         return outputs, lambda d_outputs: []
     if not is_train:

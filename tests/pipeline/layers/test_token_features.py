@@ -316,6 +316,7 @@ def test_sentence_tok2vec_predicts_in_slices_with_the_same_vectors(monkeypatch):
     """At prediction the Docs are read a few thousand tokens at a time; every Doc's vectors are
     those of reading all Docs at once (empty Docs and a Doc longer than a slice included)."""
     import spacy_lal.pipeline.layers.tok2vec as tok2vec_layer
+    from spacy_lal.pipeline.units import doc_batches
 
     vocab = spacy.blank("en").vocab
     model = _bilstm_tok2vec("spacy-lal.SentenceTok2Vec.v1")
@@ -324,7 +325,7 @@ def test_sentence_tok2vec_predicts_in_slices_with_the_same_vectors(monkeypatch):
     model.initialize(X=docs)
     whole = model.predict(docs)
     monkeypatch.setattr(tok2vec_layer, "PREDICT_SLICE_TOKENS", 6)
-    assert [len(part) for part in tok2vec_layer._slices(docs, 6)] == [2, 1, 1, 1, 2]
+    assert [len(part) for part in doc_batches(docs, 6)] == [2, 1, 1, 1, 2]
     sliced = model.predict(docs)
     assert [a.shape for a in sliced] == [(n, 8) for n in lengths]
     for a, b in zip(sliced, whole):
