@@ -143,8 +143,8 @@ def _table_lemma(token: Token, sense_lemmas: Mapping[str, str]) -> str:
 
     The table is learned without a lemmatizer, so it also maps word forms ("found" -> find,
     "saw" -> see). A verb that a lemmatizer gave a lemma PropBank has rolesets of keeps that
-    lemma: "founded" is found.01, not find.01 (on EWT dev and test with gold lemmas this changes
-    4 predicates' lemma, all to the gold one)."""
+    lemma: "founded" takes found's roleset (3.4's found.04), not find.01 (on EWT dev and test
+    with gold lemmas this changes 4 predicates' lemma, all to the gold one)."""
     key = roleset_key(token)
     lemma = sense_lemmas.get(key, key)
     verb, _, particles = lemma.partition("_")
