@@ -13,6 +13,11 @@ those offsets) and ``nlp.pipe(n_process=...)``:
   label], ...]}``, offsets relative to the predicate ``p``.
 - ``doc.user_data["lal_srl_partial"]`` (:data:`PARTIAL_SRL`): True when the frames annotate only
   some of the Doc's predicates (``convert propbank-examples``).
+- a teacher's soft dependency targets (:data:`SOFT_ARCS_ATTR`, silver for distillation:
+  ``pipeline/soft_targets.py``), under a dependent: ``{"heads": [[head - i, p], ...], "labels":
+  [[label, p], ...]}``, its likeliest heads (offsets relative to the dependent ``i``; 0 = root) and
+  the labels of its arc to the Doc's own head, each with its probability. No ``._`` attribute
+  reads them: only training does (:func:`soft_arc_targets`).
 
 The read-only ``._`` attributes over these values (``doc._.trees``, ``doc._.srl``, benepar's
 span API) are :mod:`spacy_lal.doc.api`'s, which reads them through :func:`stored_values` and
@@ -34,6 +39,7 @@ FRAME_ATTR = "lal_frame"
 # PropBank frame-file example: one predicate), so lal_srl learns nothing about the others
 # (neither that they are predicates nor that they are not). Absent or False: every predicate is.
 PARTIAL_SRL = "lal_srl_partial"
+SOFT_ARCS_ATTR = "lal_soft_arcs"
 
 
 # -- setting ---------------------------------------------------------------------------------
@@ -111,6 +117,27 @@ def clear_frames(doc: Doc) -> None:
     _clear(doc, FRAME_ATTR)
 
 
+def set_soft_arc_targets(doc: Doc, targets: Dict[int, Tuple[Sequence[Tuple[int, float]], Sequence[Tuple[str, float]]]]) -> None:
+    """Replace the soft dependency targets stored on ``doc`` with ``targets``: dependent -> (its
+    ``(head, probability)`` pairs, heads as token indices of ``doc`` and the dependent itself for
+    the root; its arc's ``(label, probability)`` pairs). Raises ValueError for a head outside the
+    Doc or a probability outside [0, 1]."""
+    _clear(doc, SOFT_ARCS_ATTR)
+    for i, (heads, labels) in targets.items():
+        for what, pairs in (("head", heads), ("label", labels)):
+            for key, p in pairs:
+                if not 0.0 <= p <= 1.0:
+                    raise ValueError(f"soft targets of token {i} ({doc[i].text!r}): {what} {key!r} has probability {p}")
+        if any(not 0 <= h < len(doc) for h, _ in heads):
+            raise ValueError(f"soft targets of token {i} ({doc[i].text!r}): a head outside the Doc's {len(doc)} tokens")
+        # Written as spaCy stores a token extension's value (_token_keys), so that DocBin and
+        # sentence_docs carry it; offsets keep it true in a sentence cut out of the Doc.
+        doc.user_data[("._.", SOFT_ARCS_ATTR, doc[i].idx, None)] = {
+            "heads": [[int(h) - i, round(float(p), 4)] for h, p in heads],
+            "labels": [[str(label), round(float(p), 4)] for label, p in labels],
+        }
+
+
 # -- reading -------------------------------------------------------------------------------
 
 
@@ -170,6 +197,17 @@ def stored_values(doc: Doc, attr: str) -> Dict[int, Any]:
         return {}
     offsets = doc.to_array(IDX).tolist()
     return {i: by_offset[offset] for i, offset in enumerate(offsets) if offset in by_offset}
+
+
+def soft_arc_targets(doc: Doc) -> Dict[int, Tuple[List[Tuple[int, float]], List[Tuple[str, float]]]]:
+    """The soft dependency targets stored on ``doc`` (:func:`set_soft_arc_targets`), heads as
+    token indices of ``doc``; a head that falls outside it (the Doc is a piece of the one the
+    targets were set on) is left out."""
+    targets = {}
+    for i, value in stored_values(doc, SOFT_ARCS_ATTR).items():
+        heads = [(i + int(offset), float(p)) for offset, p in value["heads"] if 0 <= i + int(offset) < len(doc)]
+        targets[i] = (heads, [(str(label), float(p)) for label, p in value["labels"]])
+    return targets
 
 
 def _clear(doc: Doc, attr: str) -> None:

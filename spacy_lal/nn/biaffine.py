@@ -167,8 +167,14 @@ def reduce_sentences(per_sentence: Tensor, reduction: Reduction) -> Tensor:
 
 def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
                     label_scores: Optional[Tensor] = None, gold_labels: Optional[Tensor] = None,
-                    reduction: Reduction = "mean") -> Tuple[Tensor, Tensor]:
+                    reduction: Reduction = "mean", head_weights: Optional[Tensor] = None,
+                    label_weights: Optional[Tensor] = None) -> Tuple[Tensor, Tensor]:
     """Cross-entropy of eq. 11: ``-log P(h_d | d) - log P(l_d | d, h_d)`` summed over the words.
+
+    With soft targets (a teacher's distributions mixed into the gold ones, for distillation) the
+    cross-entropy is taken against a distribution instead of one gold head or label:
+    ``-sum_h q(h | d) log P(h | d) - sum_l r(l | d) log P(l | d, h_d)``; one-hot ``q`` and ``r``
+    give eq. 11 again.
 
     Args:
         arc_scores: ``(B, T+1, T+1)`` from :class:`BiaffineArcScorer`.
@@ -177,6 +183,9 @@ def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
             unknown: the word is left out).
         label_scores: ``(B, T+1, L)`` label scores for the *gold* heads, or None (unlabelled).
         gold_labels: ``(B, T+1)`` gold label ids (index 0 and padding ignored; -1 = unknown).
+        head_weights: ``(B, T+1, T+1)`` ``q``, each known dependent's row a distribution over its
+            heads (weights on impossible heads are ignored), or None (the gold head, one-hot).
+        label_weights: ``(B, T+1, L)`` ``r``, over the labels of the arc to the gold head, or None.
         reduction: ``"mean"``: per-sentence sums averaged over sentences (same scale as
             :func:`~spacy_lal.nn.span.hinge_loss`, so eq. 12 adds comparable quantities); ``"sum"``;
             ``"none"``: ``(B,)``.
@@ -194,12 +203,19 @@ def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
     # align to): that word, or its label, is left out of the loss.
     known = words & (gold_heads >= 0)
     heads = gold_heads.long().clamp(0, T1 - 1)
-    nll = -log_p.gather(2, heads.unsqueeze(-1)).squeeze(-1)  # (B, T+1)
+    if head_weights is None:
+        nll = -log_p.gather(2, heads.unsqueeze(-1)).squeeze(-1)  # (B, T+1)
+    else:
+        nll = -(head_weights.to(log_p.dtype) * log_p.masked_fill(~mask, 0.0)).sum(-1)
     if label_scores is not None:
         if gold_labels is None:
             raise ValueError("gold_labels is required with label_scores")
-        labels = gold_labels.long().clamp(0, label_scores.shape[-1] - 1)
-        label_nll = -torch.log_softmax(label_scores, -1).gather(2, labels.unsqueeze(-1)).squeeze(-1)
+        log_q = torch.log_softmax(label_scores, -1)
+        if label_weights is None:
+            labels = gold_labels.long().clamp(0, label_scores.shape[-1] - 1)
+            label_nll = -log_q.gather(2, labels.unsqueeze(-1)).squeeze(-1)
+        else:
+            label_nll = -(label_weights.to(log_q.dtype) * log_q).sum(-1)
         nll = nll + torch.where(gold_labels >= 0, label_nll, torch.zeros_like(label_nll))
     per_sentence = torch.where(known, nll, torch.zeros_like(nll)).sum(-1)
     return reduce_sentences(per_sentence, reduction), per_sentence

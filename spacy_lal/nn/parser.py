@@ -311,6 +311,8 @@ class LabelAttentionParserModel(nn.Module):
         pred_cost: Tensor | float = 0.0,
         gold_heads: Optional[Tensor] = None,
         gold_dep_labels: Optional[Tensor] = None,
+        head_weights: Optional[Tensor] = None,
+        label_weights: Optional[Tensor] = None,
     ) -> Tuple[Tensor, Dict[str, Tensor]]:
         """Joint loss, eq. 12: ``L = w_c L_c + w_d L_d``.
 
@@ -323,6 +325,9 @@ class LabelAttentionParserModel(nn.Module):
             pred_cost: ``(B,)`` Hamming costs of the predictions (:func:`~spacy_lal.nn.span.hamming_cost`).
             gold_heads: ``(B, T+1)`` gold heads (index 0 / padding ignored); None = no dependency loss.
             gold_dep_labels: ``(B, T+1)`` gold dependency label ids (required with a label classifier).
+            head_weights, label_weights: soft targets, distributions over heads ``(B, T+1, T+1)``
+                and over the labels of the arcs to ``gold_heads`` ``(B, T+1, L)`` (see
+                :func:`~spacy_lal.nn.biaffine.dependency_loss`); None = the gold ones alone.
 
         Returns:
             ``(total, {"span": L_c, "dep": L_d})`` (each only when computed).
@@ -350,7 +355,8 @@ class LabelAttentionParserModel(nn.Module):
             if gold_dep_labels is not None:
                 gold_dep_labels = gold_dep_labels.to(output.arc_scores.device)
             dep_loss, _ = dependency_loss(output.arc_scores, output.lengths, gold_heads, label_scores,
-                                          gold_dep_labels, reduction=self.config.loss_reduction)
+                                          gold_dep_labels, reduction=self.config.loss_reduction,
+                                          head_weights=head_weights, label_weights=label_weights)
             parts["dep"] = dep_loss
             total = total + self.config.dep_loss_weight * dep_loss
         return total, parts

@@ -51,7 +51,8 @@ from .parser.adapter import DecodedParses, ParserBatch, ParserScores, decode_sco
 from .srl.adapter import FrameScores, SrlBatch
 from .units import Unit, doc_batches
 
-__all__ = ["ensemble_parse", "average_scores", "average_frame_scores", "align_labels"]
+__all__ = ["ensemble_parse", "average_scores", "average_frame_scores", "align_labels", "arc_label_scores", "parser_name",
+           "run_components"]
 
 PARSER_FACTORY = "lal_parser"
 TAGGER_FACTORY = "tagger"
@@ -116,7 +117,7 @@ def average_scores(
     if all(entry is not None for entry in members[0].labellers):
 
         def label_heads(heads: List[numpy.ndarray]) -> List[numpy.ndarray]:
-            per_member = [_label_scores(m, heads, lengths) for m in members]
+            per_member = [arc_label_scores(m, heads, lengths) for m in members]
             return [
                 pick_labels(heads[u], _mean([scores[u][:, order] for scores, order in zip(per_member, dep_orders)]),
                             batch.root_label)
@@ -135,7 +136,7 @@ def _mean(arrays: List[numpy.ndarray]) -> numpy.ndarray:
     return total / numpy.float32(len(arrays))
 
 
-def _label_scores(member: ParserScores, heads: List[numpy.ndarray], lengths: Sequence[int]) -> List[numpy.ndarray]:
+def arc_label_scores(member: ParserScores, heads: List[numpy.ndarray], lengths: Sequence[int]) -> List[numpy.ndarray]:
     """Each unit's (n, labels) dependency label scores of its arcs in ``heads``, computed per
     chunk as ``arcs.label_arcs`` computes them when a parser decodes on its own."""
     chunks: Dict[int, Tuple[object, List[Tuple[int, int]]]] = {}
@@ -157,14 +158,14 @@ def _component(nlp: Language, factory: str) -> Optional[str]:
     return names[0] if names else None
 
 
-def _parser_name(nlp: Language) -> str:
+def parser_name(nlp: Language) -> str:
     name = _component(nlp, PARSER_FACTORY)
     if name is None:
         raise ValueError(f"ensemble: a member pipeline has no {PARSER_FACTORY} (components: {nlp.pipe_names})")
     return name
 
 
-def _run(nlp: Language, names: Sequence[str], docs: List[Doc], tagger: Optional[str]) -> Optional[Tuple[Tuple[str, ...], List[numpy.ndarray]]]:
+def run_components(nlp: Language, names: Sequence[str], docs: List[Doc], tagger: Optional[str]) -> Optional[Tuple[Tuple[str, ...], List[numpy.ndarray]]]:
     """Run the components ``names`` of ``nlp`` over ``docs`` (in place); the tagger's labels and
     each Doc's tag distributions (tokens x tags) if ``tagger`` is among them."""
     tags = None
@@ -202,19 +203,19 @@ def _unit_key(units: Sequence[Unit]) -> List[Tuple[int, int, int, Tuple[int, ...
 
 def _parse_batch(pipelines: Sequence[Language], docs: List[Doc]) -> List[Doc]:
     first = pipelines[0]
-    names = [_parser_name(nlp) for nlp in pipelines]
+    names = [parser_name(nlp) for nlp in pipelines]
     before = [nlp.pipe_names[: nlp.pipe_names.index(name)] for nlp, name in zip(pipelines, names)]
     taggers = [_component(nlp, TAGGER_FACTORY) for nlp in pipelines]
     preset = [[token.tag != 0 for token in doc] for doc in docs]
     members = [docs]
-    tags = [_run(first, before[0], docs, taggers[0])]
+    tags = [run_components(first, before[0], docs, taggers[0])]
     for k, nlp in enumerate(pipelines[1:], 1):
         copies = [
             Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
                 sent_starts=[bool(t.is_sent_start) for t in doc])
             for doc in docs
         ]
-        tags.append(_run(nlp, before[k], copies, taggers[k]))
+        tags.append(run_components(nlp, before[k], copies, taggers[k]))
         members.append(copies)
     tagger0 = first.get_pipe(taggers[0]) if taggers[0] else None
     _set_tags([t for t in tags if t is not None], docs, preset, overwrite=bool(tagger0 and tagger0.cfg.get("overwrite")))
@@ -241,10 +242,10 @@ def _parse_batch(pipelines: Sequence[Language], docs: List[Doc]) -> List[Doc]:
     labellers = [_component(nlp, SRL_FACTORY) for nlp in pipelines]
     if len(pipelines) > 1 and labellers[0] in after and all(labellers):
         split = after.index(labellers[0])
-        _run(first, after[:split], docs, None)
+        run_components(first, after[:split], docs, None)
         label_frames([nlp.get_pipe(name) for nlp, name in zip(pipelines, labellers)], members)
         after = after[split + 1 :]
-    _run(first, after, docs, None)
+    run_components(first, after, docs, None)
     return docs
 
 

@@ -47,3 +47,59 @@ def dependency_target(
         if heads[k] >= 0 and aligned_deps[token] is not None:
             labels[k] = label_ids.get(aligned_deps[token], -1)
     return heads, labels
+
+
+def soft_target_weights(
+    units: Sequence[Unit],
+    soft: Sequence[Dict[int, Tuple[List[Tuple[int, float]], List[Tuple[str, float]]]]],
+    heads: numpy.ndarray,
+    labels: numpy.ndarray,
+    label_ids: Dict[str, int],
+    weight: float,
+) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """Head and label target distributions ``(B, T+1, T+1)``, ``(B, T+1, L)`` of the units: on
+    each known target (``heads``, ``labels`` as :func:`dependency_target` gives them, padded like
+    the batch; ``label_ids``: the parser's label ids by name) ``1 - weight`` of the mass, and ``weight`` spread as the teacher's distribution
+    (``soft[doc_index]``: dependent -> head and label probabilities, as
+    ``doc.extensions.soft_arc_targets`` reads them, Doc token indices; only for Examples whose
+    predicted words are the reference's) where the word has one. The teacher's heads outside the
+    unit and labels the parser lacks drop out and the rest is renormalised; where nothing is
+    left, or the word has no distribution, its target stays one-hot."""
+    rows, width = heads.shape
+    head_weights = numpy.zeros((rows, width, width), dtype="float32")
+    label_weights = numpy.zeros((rows, width, len(label_ids)), dtype="float32")
+    known = heads >= 0
+    b_idx, d_idx = numpy.nonzero(known)
+    head_weights[b_idx, d_idx, heads[known]] = 1.0
+    has_label = labels >= 0
+    b_lab, d_lab = numpy.nonzero(has_label)
+    label_weights[b_lab, d_lab, labels[has_label]] = 1.0
+    for b, unit in enumerate(units):
+        targets = soft[unit.doc_index]
+        if not targets:
+            continue
+        position = {token: k + 1 for k, token in enumerate(unit.words)}
+        for k, token in enumerate(unit.words):
+            d = k + 1
+            if token not in targets or heads[b, d] < 0:
+                continue
+            head_pairs, label_pairs = targets[token]
+            head_dist = {}
+            for head, p in head_pairs:
+                h = 0 if head == token else position.get(head)
+                if h is not None and h != d:
+                    head_dist[h] = head_dist.get(h, 0.0) + p
+            mass = sum(head_dist.values())
+            if mass > 0:
+                head_weights[b, d] *= 1.0 - weight
+                for h, p in head_dist.items():
+                    head_weights[b, d, h] += weight * p / mass
+            if labels[b, d] < 0:
+                continue
+            label_dist = {label_ids[name]: p for name, p in label_pairs if name in label_ids}
+            mass = sum(label_dist.values())
+            if mass > 0:
+                label_weights[b, d] *= 1.0 - weight
+                for label, p in label_dist.items():
+                    label_weights[b, d, label] += weight * p / mass
+    return head_weights, label_weights

@@ -22,7 +22,7 @@ import srsly
 from thinc.api import Model
 from thinc.model import deserialize_attr, serialize_attr
 
-__all__ = ["ConfigSetting", "PIECE_LENGTH", "Setting", "Settings", "check_choice", "check_flag", "check_weight"]
+__all__ = ["ConfigSetting", "PIECE_LENGTH", "Setting", "Settings", "check_choice", "check_flag", "check_share", "check_weight"]
 
 # A check: (component name, setting name, value) -> the value to keep, or a ValueError.
 Check = Callable[[str, str, Any], Any]
@@ -93,6 +93,13 @@ def check_weight(component: str, setting: str, value: Any) -> float:
     """A number >= 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
         raise ValueError(f"{component}: {setting} must be a number >= 0, got {value!r}")
+    return float(value)
+
+
+def check_share(component: str, setting: str, value: Any) -> float:
+    """A number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ValueError(f"{component}: {setting} must be a number from 0 to 1, got {value!r}")
     return float(value)
 
 

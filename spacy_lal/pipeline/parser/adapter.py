@@ -42,6 +42,11 @@ class ParserTargets:
     charts: List[Optional[numpy.ndarray]]  # (n+1, n+1) int32 label charts; None = no tree loss
     heads: numpy.ndarray  # (B, T+1) int64; 0 = root, -1 = unknown, [:, 0] unused
     labels: numpy.ndarray  # (B, T+1) int64; -1 = unknown
+    # Soft targets (a teacher's distributions mixed in, ``soft_targets.py``): per dependent, a
+    # distribution over heads (B, T+1, T+1) and over the labels of its arc to ``heads`` (B, T+1,
+    # L), float32, one-hot on the hard targets where there is nothing to mix; None = hard only.
+    head_weights: Optional[numpy.ndarray] = None
+    label_weights: Optional[numpy.ndarray] = None
 
 
 @dataclass
@@ -69,7 +74,11 @@ class ParserBatch:
         pick = lambda per_unit: None if per_unit is None else [per_unit[b] for b in rows]  # noqa: E731
         targets = self.targets
         if targets is not None:
-            targets = ParserTargets([targets.charts[b] for b in rows], targets.heads[rows, :width], targets.labels[rows, :width])
+            targets = ParserTargets(
+                [targets.charts[b] for b in rows], targets.heads[rows, :width], targets.labels[rows, :width],
+                None if targets.head_weights is None else targets.head_weights[rows, :width, :width],
+                None if targets.label_weights is None else targets.label_weights[rows, :width],
+            )
         return replace(self, targets=targets, require=pick(self.require), no_cross=pick(self.no_cross))
 
 
@@ -196,6 +205,8 @@ class ParserAdapter(torch.nn.Module):
             costs,
             gold_heads=torch.as_tensor(targets.heads, device=device) if has_arcs else None,
             gold_dep_labels=torch.as_tensor(targets.labels, device=device) if has_arcs else None,
+            head_weights=_tensor(targets.head_weights, device) if has_arcs else None,
+            label_weights=_tensor(targets.label_weights, device) if has_arcs else None,
         )
         return total
 
@@ -296,3 +307,6 @@ def _charts(packed: numpy.ndarray, lengths: List[int], n_labels: int) -> List[nu
         charts.append(chart)
     return charts
 
+
+def _tensor(array: Optional[numpy.ndarray], device: torch.device) -> Optional[torch.Tensor]:
+    return None if array is None else torch.as_tensor(array, device=device)

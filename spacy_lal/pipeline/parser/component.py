@@ -36,11 +36,11 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 from thinc.api import Model
 
-from ...doc.extensions import set_trees, stored_trees
+from ...doc.extensions import set_trees, soft_arc_targets, stored_trees
 from ...doc.tree import LabelledSpan
 from ...logs import logger
 from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained_model
-from ..gold import dependency_target
+from ..gold import dependency_target, same_tokens, soft_target_weights
 from ..heads import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..units import Unit
 from .adapter import ParserBatch, ParserTargets
@@ -79,6 +79,7 @@ def make_lal_parser(
     constraints: Dict[str, List[str]],
     dependency_scheme: str,
     piece_length: int,
+    soft_target_weight: float,
 ) -> "LabelAttentionParser":
     """Constituency parser with (by default) a jointly trained dependency head; the settings,
     their defaults and checks: ``settings.py``.
@@ -98,6 +99,7 @@ def make_lal_parser(
         constraints=constraints,
         dependency_scheme=dependency_scheme,
         piece_length=piece_length,
+        soft_target_weight=soft_target_weight,
     )
     if parser.adopt_pretrained("lal_parser"):
         if parser.cfg["dependencies"] != dependencies:
@@ -126,6 +128,7 @@ def make_lal_dependency_parser(
     quantize: bool,
     dependency_scheme: str,
     piece_length: int,
+    soft_target_weight: float,
 ) -> "LabelAttentionDependencyParser":
     """Dependency parser on the label-attention encoder (no constituency head); the settings as
     ``lal_parser``'s (``settings.py``)."""
@@ -138,6 +141,7 @@ def make_lal_dependency_parser(
         quantize=quantize,
         dependency_scheme=dependency_scheme,
         piece_length=piece_length,
+        soft_target_weight=soft_target_weight,
     )
 
 
@@ -279,7 +283,13 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
                 labels[b, 1 : len(unit) + 1] = unit_labels
         if unknown:
             logger.warning("%s: %d gold constituents with labels unseen at initialize were skipped", self.name, unknown)
-        return ParserBatch(ParserTargets(charts, heads, labels))
+        targets = ParserTargets(charts, heads, labels)
+        if self.cfg["dependencies"] and self.cfg["soft_target_weight"] > 0:
+            soft = [soft_arc_targets(eg.reference) if same_tokens(eg) else {} for eg in examples]
+            if any(soft):
+                targets.head_weights, targets.label_weights = soft_target_weights(
+                    units, soft, heads, labels, dep_ids, self.cfg["soft_target_weight"])
+        return ParserBatch(targets)
 
     # Prediction -----------------------------------------------------------------------------
 

@@ -18,6 +18,9 @@ one's default, check and whether the config wins over the saved value on load.
   tree (``clear.py``, docs/clear-scheme.md), for code written for ``en_core_web_sm`` (textacy,
   spaCy's English ``noun_chunks``, DependencyMatcher patterns); the UD tree stays readable as
   ``token._.ud_dep`` / ``token._.ud_head``.
+- ``soft_target_weight`` (training): the share of a teacher's distributions in the arc and label
+  targets of the words that carry them (``pipeline/soft_targets.py``: silver for distillation),
+  the rest on the Doc's own head and label; 0, the default, trains on those alone.
 - ``piece_length``: sentences longer than this many words are parsed in pieces of at most this
   many (one warning per call), in time that grows linearly beyond it; each sentence still gets
   one tree (the pieces' trees under one root) and one dependency tree.
@@ -29,7 +32,7 @@ from typing import Any
 
 from ..arcs import GRAPH_DECODERS
 from ..constraints import check_constraints
-from ..settings import PIECE_LENGTH, Setting, Settings, check_flag, check_weight
+from ..settings import PIECE_LENGTH, Setting, Settings, check_flag, check_share, check_weight
 from .adapter import DEPENDENCY_DECODERS
 from .clear import check_scheme
 
@@ -53,6 +56,7 @@ _SHARED = dict(
     quantize=Setting(False, check_flag, runtime=True),
     dependency_scheme=Setting("ud", lambda component, _, value: check_scheme(component, value), runtime=True),
     piece_length=PIECE_LENGTH,
+    soft_target_weight=Setting(0.0, check_share, runtime=True),
 )
 
 LAL_PARSER = Settings(
