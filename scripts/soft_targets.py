@@ -25,6 +25,7 @@ def main(argv=None) -> int:
     parser.add_argument("--teacher", required=True, help="the teacher pipeline (a path or a shipped name)")
     parser.add_argument("--top-heads", type=int, default=4)
     parser.add_argument("--top-labels", type=int, default=3)
+    parser.add_argument("--temperature", type=float, default=1.0, help="divides the teacher's scores (above 1: softer)")
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args(argv)
 
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
             return 1
         out = DocBin(store_user_data=True)
         for doc in add_soft_targets(nlp, docs, top_heads=args.top_heads, top_labels=args.top_labels,
-                                    batch_size=args.batch_size):
+                                    temperature=args.temperature, batch_size=args.batch_size):
             out.add(doc)
             docs_done += 1
             words += len(doc)
@@ -66,6 +67,7 @@ def main(argv=None) -> int:
         "teacher": str(args.teacher),
         "top_heads": args.top_heads,
         "top_labels": args.top_labels,
+        "temperature": args.temperature,
         "files": [str(path) for path in files],
         "documents": docs_done,
         "words": words,

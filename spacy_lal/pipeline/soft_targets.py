@@ -39,12 +39,17 @@ MIN_PROBABILITY = 1e-4
 
 
 def add_soft_targets(nlp: Language, docs: Iterable[Doc], *, top_heads: int = TOP_HEADS, top_labels: int = TOP_LABELS,
-                     batch_size: int = 64, max_batch_words: int = MAX_BATCH_WORDS) -> Iterator[Doc]:
+                     temperature: float = 1.0, batch_size: int = 64,
+                     max_batch_words: int = MAX_BATCH_WORDS) -> Iterator[Doc]:
     """Yield ``docs`` (parsed: heads and labels set) with the teacher ``nlp``'s soft dependency
-    targets stored on every word its ``lal_parser`` reads (module docstring). Raises ValueError
-    for a Doc without dependencies, or a teacher without a dependency label head."""
+    targets stored on every word its ``lal_parser`` reads (module docstring); ``temperature``
+    divides the scores before the softmax (above 1: softer distributions, Hinton et al.'s T).
+    Raises ValueError for a Doc without dependencies, or a teacher without a dependency label
+    head."""
     if top_heads < 1 or top_labels < 1:
         raise ValueError(f"soft targets: top_heads and top_labels must be at least 1, got {top_heads} and {top_labels}")
+    if not temperature > 0:
+        raise ValueError(f"soft targets: the temperature must be above 0, got {temperature}")
     name = parser_name(nlp)
     parser = nlp.get_pipe(name)
     if not parser.cfg["dependencies"]:
@@ -65,25 +70,26 @@ def add_soft_targets(nlp: Language, docs: Iterable[Doc], *, top_heads: int = TOP
         if units:
             prediction = replace(parser._prediction_batch(copies, units), scores_only=True)
             scores: ParserScores = parser.model.predict((copies, units, prediction))
-            _unit_targets(batch, units, scores, parser.dep_labels, top_heads, top_labels, targets)
+            _unit_targets(batch, units, scores, parser.dep_labels, top_heads, top_labels, temperature, targets)
         for doc, doc_targets in zip(batch, targets):
             set_soft_arc_targets(doc, doc_targets)
         yield from batch
 
 
 def _unit_targets(docs: Sequence[Doc], units: Sequence[Unit], scores: ParserScores, label_names: Sequence[str],
-                  top_heads: int, top_labels: int, targets: List[Dict]) -> None:
+                  top_heads: int, top_labels: int, temperature: float, targets: List[Dict]) -> None:
     heads = [_doc_heads(docs[unit.doc_index], unit, arcs) for unit, arcs in zip(units, scores.arcs)]
     labels = arc_label_scores(scores, heads, [len(unit) for unit in units])
     for unit, arcs, unit_heads, unit_labels in zip(units, scores.arcs, heads, labels):
         for k, token in enumerate(unit.words):
             row = numpy.array(arcs[k + 1], dtype="float64")
             row[k + 1] = -numpy.inf  # no word heads itself
-            candidates, probabilities = top_distribution(row, top_heads)
+            candidates, probabilities = top_distribution(row / temperature, top_heads)
             # head 0 is the root: spaCy's root heads itself
             head_pairs = [(token if h == 0 else unit.words[h - 1], p)
                           for h, p in zip(candidates, probabilities) if p >= MIN_PROBABILITY]
-            ids, label_probabilities = top_distribution(numpy.asarray(unit_labels[k], dtype="float64"), top_labels)
+            ids, label_probabilities = top_distribution(numpy.asarray(unit_labels[k], dtype="float64") / temperature,
+                                                        top_labels)
             label_pairs = [(label_names[i], p) for i, p in zip(ids, label_probabilities) if p >= MIN_PROBABILITY]
             targets[unit.doc_index][token] = (head_pairs, label_pairs)
 

@@ -123,6 +123,14 @@ def test_a_teachers_targets_are_its_own_distributions(trained_parser):
             total += 1
     # the overfitted parser decodes its likeliest heads almost everywhere
     assert agree >= 0.9 * total
+    # a temperature above 1 keeps the order of the heads and flattens their distribution
+    soft = list(add_soft_targets(nlp, [Doc(nlp.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+                                           heads=[t.head.i for t in doc], deps=[t.dep_ for t in doc]) for doc in docs],
+                                 top_heads=3, top_labels=2, temperature=3.0))
+    for sharp, flat in zip(docs, soft):
+        for i, (heads, _) in soft_arc_targets(flat).items():
+            sharp_heads = soft_arc_targets(sharp)[i][0]
+            assert heads[0][0] == sharp_heads[0][0] and heads[0][1] <= sharp_heads[0][1] + 1e-4
     unparsed = Doc(nlp.vocab, words=["Dogs", "bark"])
     with pytest.raises(ValueError, match="without dependencies"):
         list(add_soft_targets(nlp, [unparsed]))
