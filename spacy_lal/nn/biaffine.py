@@ -202,8 +202,8 @@ def dependency_loss(arc_scores: Tensor, lengths: Tensor, gold_heads: Tensor,
     # A negative gold head or label means "unknown" (e.g. a word the gold tokenization does not
     # align to): that word, or its label, is left out of the loss.
     known = words & (gold_heads >= 0)
-    heads = gold_heads.long().clamp(0, T1 - 1)
     if head_weights is None:
+        heads = gold_heads.long().clamp(0, T1 - 1)
         nll = -log_p.gather(2, heads.unsqueeze(-1)).squeeze(-1)  # (B, T+1)
     else:
         nll = -(head_weights.to(log_p.dtype) * log_p.masked_fill(~mask, 0.0)).sum(-1)

@@ -82,9 +82,7 @@ def _unit_targets(docs: Sequence[Doc], units: Sequence[Unit], scores: ParserScor
     labels = arc_label_scores(scores, heads, [len(unit) for unit in units])
     for unit, arcs, unit_heads, unit_labels in zip(units, scores.arcs, heads, labels):
         for k, token in enumerate(unit.words):
-            row = numpy.array(arcs[k + 1], dtype="float64")
-            row[k + 1] = -numpy.inf  # no word heads itself
-            candidates, probabilities = top_distribution(row / temperature, top_heads)
+            candidates, probabilities = top_distribution(_head_scores(arcs, k + 1) / temperature, top_heads)
             # head 0 is the root: spaCy's root heads itself
             head_pairs = [(token if h == 0 else unit.words[h - 1], p)
                           for h, p in zip(candidates, probabilities) if p >= MIN_PROBABILITY]
@@ -107,10 +105,15 @@ def _doc_heads(doc: Doc, unit: Unit, arcs: numpy.ndarray) -> numpy.ndarray:
         elif head in position:
             heads[k + 1] = position[head]
         else:
-            row = numpy.array(arcs[k + 1], dtype="float64")
-            row[k + 1] = -numpy.inf
-            heads[k + 1] = int(row.argmax())
+            heads[k + 1] = int(_head_scores(arcs, k + 1).argmax())
     return heads
+
+
+def _head_scores(arcs: numpy.ndarray, dependent: int) -> numpy.ndarray:
+    """The dependent's row of arc scores over the root and the words, itself excluded (-inf)."""
+    row = numpy.array(arcs[dependent], dtype="float64")
+    row[dependent] = -numpy.inf
+    return row
 
 
 def top_distribution(scores: numpy.ndarray, top: int) -> Tuple[List[int], List[float]]:
