@@ -36,7 +36,8 @@ from options import pipeline_suffix  # noqa: E402
 
 # Overrides of the student's recipe. "wide" is en_lal_ewt's own; "narrow" the narrower recipe of
 # session 18 (docs/experiments.md, distilled in session 30: 0.54 of spaCy's parser pipeline in
-# int8); "narrower" and "shallow" go further in width and in depth.
+# int8); "narrower" and "shallow" go further in width and in depth; "deep" spends what "narrow"
+# saves on two more self-attention layers (Kitaev and Klein's parser has eight).
 SIZES: Dict[str, Dict[str, Any]] = {
     "wide": {},
     "narrow": {
@@ -56,6 +57,13 @@ SIZES: Dict[str, Dict[str, Any]] = {
         "components.tok2vec.model.encode.depth": 2,
         "components.lal_parser.model.d_model": 192,
         "components.lal_parser.model.n_layers": 1,
+        "components.lal_parser.model.d_ff": 384,
+        "components.lal_parser.model.d_arc": 192,
+    },
+    "deep": {
+        "components.tok2vec.model.encode.width": 128,
+        "components.lal_parser.model.d_model": 192,
+        "components.lal_parser.model.n_layers": 4,
         "components.lal_parser.model.d_ff": 384,
         "components.lal_parser.model.d_arc": 192,
     },

@@ -292,7 +292,7 @@ def test_size_curve_svg_and_its_arguments(tmp_path):
 
 def test_size_curve_sizes_are_smaller_models_of_the_student_recipe(parser_examples):
     """Every size is a valid override set of the student's recipe, builds and parses, and each
-    named narrower is smaller than the size it narrows."""
+    named narrower is smaller than the size it narrows ("deep": narrow's tok2vec, a larger parser)."""
     from spacy_lal.pipeline.torch_bridge import torch_module
 
     parameters = {}
@@ -314,6 +314,8 @@ def test_size_curve_sizes_are_smaller_models_of_the_student_recipe(parser_exampl
         assert doc._.tree.words() == [t.text for t in examples[0].x]
     for smaller, larger in (("narrow", "wide"), ("narrower", "narrow"), ("shallow", "narrow")):
         assert all(s < b for s, b in zip(parameters[smaller], parameters[larger])), parameters
+    # "deep": narrow's tok2vec, two more self-attention layers in the parser
+    assert parameters["deep"][0] == parameters["narrow"][0] and parameters["deep"][1] > parameters["narrow"][1]
 
 
 def test_interpolated_weights_lie_between_the_two_models():
