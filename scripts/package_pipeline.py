@@ -7,6 +7,7 @@
 `spacy assemble configs/en_lal_ewt.cfg` does the assembling (EWT tokenizer, senter and sentence breaks + tok2vec, tagger,
 morphologizer and lal_parser from the parser pipeline + the lemmatizer + lal_srl);
 ``--sense-counts TRAIN`` gives lal_srl the sense prior's counts when its run did not learn them;
+``--calibrate TRAIN`` measures the parser's int8 input peaks on training sentences;
 ``--morphologizer PIPELINE`` takes the morphologizer from another pipeline, made standalone. With
 ``--test``, the assembled pipeline itself is scored by ``scripts/evaluate.py`` (gold predicates,
 and end to end), as shipped: roles decoded over its own trees (``scripts/score_meta.py``).
@@ -21,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))  # the sibling scripts imported below (upgrade_lemmatizer, add_sense_counts, score_meta)
+sys.path.insert(0, str(ROOT / "scripts"))  # the sibling scripts imported below (upgrade_lemmatizer, add_sense_counts, calibrate_int8, score_meta)
 # Words of frozen transformer features a shipped pipeline keeps while parsing (about 115 MB of
 # MiniLM's five float16 layers): 8 batches of 64 sentences of up to about 58 words.
 PARSE_CACHE_WORDS = 30_000
@@ -43,6 +44,9 @@ def main(argv=None) -> int:
     parser.add_argument("--sense-counts", type=Path, metavar="TRAIN",
                         help="count lal_srl's sense prior table on this corpus (scripts/add_sense_counts.py): for a "
                              "labeller sourced from a run that did not count them, e.g. the fine-tuned student")
+    parser.add_argument("--calibrate", type=Path, metavar="TRAIN",
+                        help="training sentences (.spacy) to measure the parser's int8 input peaks on "
+                             "(scripts/calibrate_int8.py; not with --float)")
     parser.add_argument("--test", type=Path, help="test corpus (.spacy) to score the assembled pipeline on")
     parser.add_argument("--metrics", type=Path, default=ROOT / "metrics", help="folder for the scores (default: %(default)s)")
     parser.add_argument("--version", default="0.1.0")
@@ -144,6 +148,10 @@ def main(argv=None) -> int:
         from add_sense_counts import add_sense_counts
 
         add_sense_counts(args.output, args.sense_counts)
+    if args.calibrate and not args.float:
+        from calibrate_int8 import calibrate
+
+        calibrate(args.output, args.calibrate)
     if args.test:
         # scores into meta.json alone: the components on disk may be newer than nlp's (--sense-counts)
         from score_meta import score_meta

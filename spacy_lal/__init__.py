@@ -5,7 +5,7 @@ from .doc.api import NonConstituentException, NotAConstituentError, register_ext
 
 __all__ = [
     "load", "pipeline_path", "shipped_pipelines", "parse_with_constraints", "mark_predicates", "quantize",
-    "NotAConstituentError", "NonConstituentException",
+    "calibrate_int8", "NotAConstituentError", "NonConstituentException",
 ]
 __version__ = "0.1.0.dev0"
 
@@ -23,10 +23,10 @@ def __getattr__(name: str) -> Any:
         from .pipeline.srl.predicate_marking import mark_predicates
 
         return mark_predicates
-    if name == "quantize":
-        from .quantization import quantize
+    if name in ("quantize", "calibrate_int8"):
+        from . import quantization
 
-        return quantize
+        return getattr(quantization, name)
     if name in __all__:
         from . import pretrained
 

@@ -9,20 +9,26 @@ layers (their ``quantize`` setting); both quantize each input row
 with its own scale (``nn/int8.py``), so a sentence's parse does not depend on its batch. Training
 is never quantized. What it costs in accuracy and buys in speed: docs/speed.md, "int8 prediction".
 
+``spacy_lal.calibrate_int8(nlp, docs)`` measures, on text the components did not score on
+(the packaging script gives it training sentences), the inputs of the parsers' Linear layers and
+saves the peaks with them: their int8 copies are then smoothed (SmoothQuant) and take the narrow
+layers too (docs/speed.md, "Smoothed int8"). The shipped pipelines are calibrated.
+
 Both are CPU paths: a pipeline loaded on a GPU (``spacy.require_gpu()`` before ``spacy.load``) is
 left in float32, with a warning.
 """
 import inspect
 from importlib.metadata import entry_points
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, Iterable, List, Tuple
 
 from spacy.language import Language
+from spacy.tokens import Doc
 from spacy.util import registry
 
 from .logs import logger
 from .pipeline.layers.gemm import set_int8
 
-__all__ = ["quantize", "runs_on_gpu", "int8_settings"]
+__all__ = ["quantize", "calibrate_int8", "runs_on_gpu", "int8_settings"]
 
 
 def quantize(nlp: Language, enabled: bool = True) -> Language:
@@ -44,6 +50,25 @@ def quantize(nlp: Language, enabled: bool = True) -> Language:
         if hasattr(model, "walk"):  # spaCy's tok2vec, tagger, ...: their layers' products
             set_int8(model, enabled)
     return nlp
+
+
+def calibrate_int8(nlp: Language, docs: Iterable[Doc], batch_size: int = 64) -> List[str]:
+    """Measure the input peaks of every component that smooths its int8 copy with them
+    (``measure_int8_peaks``: ``lal_parser``, ``lal_dependency_parser``) by running ``nlp`` over
+    copies of ``docs``' words (their annotations are not read), and keep them in the components,
+    saved with ``nlp.to_disk``. Returns the names of the components measured; raises ValueError
+    for no Docs."""
+    words = [([t.text for t in doc], [bool(t.whitespace_) for t in doc]) for doc in docs]
+    if not words:
+        raise ValueError("calibrate_int8: no Docs to measure on")
+    names = [name for name, component in nlp.components if hasattr(component, "measure_int8_peaks")]
+    for name in names:
+        # Only what runs before the component feeds it; each run parses fresh copies.
+        before = nlp.pipe_names[: nlp.pipe_names.index(name) + 1]
+        with nlp.select_pipes(enable=before):
+            nlp.get_pipe(name).measure_int8_peaks(lambda: list(nlp.pipe(
+                (Doc(nlp.vocab, words=w, spaces=s) for w, s in words), batch_size=batch_size)))
+    return names
 
 
 def runs_on_gpu(nlp: Language) -> bool:

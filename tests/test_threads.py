@@ -229,10 +229,10 @@ def test_the_parser_makes_one_int8_copy_for_all_threads(shipped, monkeypatch):
     made = []
     real = adapter.quantized_copy
 
-    def slow_copy(parser: torch.nn.Module) -> torch.nn.Module:
+    def slow_copy(parser: torch.nn.Module, peaks=None) -> torch.nn.Module:
         made.append(threading.current_thread().name)
         time.sleep(0.2)  # the other threads ask meanwhile
-        return real(parser)
+        return real(parser, peaks)
 
     monkeypatch.setattr(adapter, "quantized_copy", slow_copy)
     module = adapter.ParserAdapter(shipped.get_pipe("lal_parser").torch_module.parser)
@@ -240,11 +240,13 @@ def test_the_parser_makes_one_int8_copy_for_all_threads(shipped, monkeypatch):
 
     def get(_: int) -> torch.nn.Module:
         barrier.wait()
-        return module._quantized()
+        return module._quantized(None)
 
     with ThreadPoolExecutor(N_THREADS) as pool:
         copies = list(pool.map(get, range(N_THREADS)))
     assert len(made) == 1 and all(copy is copies[0] for copy in copies)
+    # other input peaks (a calibration since) make a new copy, once
+    assert module._quantized({}) is not copies[0] and len(made) == 2
 
 
 # -- layers ----------------------------------------------------------------------------------------

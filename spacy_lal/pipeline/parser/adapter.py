@@ -61,6 +61,9 @@ class ParserBatch:
     root_label: Optional[int] = None  # dependency label id reserved for root arcs
     details: bool = False
     quantized: bool = False  # decode with int8 weights in the wider Linear layers (``quantized_copy``)
+    # The Linear layers' measured input peaks (``nn.int8.input_peaks``), which the int8 copy is
+    # smoothed with; None: measured never, the wider layers alone int8 and unsmoothed.
+    int8_peaks: Optional[Dict[str, List[float]]] = None
     # Per unit, (start, end) word spans the tree must have as constituents / must not cross
     # (``constraints.py``: already consistent); None = no constraints.
     require: Optional[List[List[Tuple[int, int]]]] = None
@@ -135,16 +138,17 @@ class ParserAdapter(torch.nn.Module):
     def __init__(self, parser: LabelAttentionParserModel) -> None:
         super().__init__()
         self.parser = parser
-        # The int8 copy for quantized decoding, made on first use; a plain dict, so that it is
-        # no submodule (not saved, not trained) and training can drop it.
-        self._copies: Dict[str, LabelAttentionParserModel] = {}
+        # The int8 copy for quantized decoding, made on first use with the peaks it was made with;
+        # a plain dict, so that it is no submodule (not saved, not trained) and training can drop it.
+        self._copies: Dict[str, Tuple[Optional[Dict[str, List[float]]], LabelAttentionParserModel]] = {}
 
     def forward(
         self, padded: torch.Tensor, lengths: torch.Tensor, batch: ParserBatch
     ) -> Union[torch.Tensor, DecodedParses]:
         """The batch's loss in training (``batch.targets`` set), its decoded parses otherwise."""
         if batch.targets is None:
-            model = self._quantized() if batch.quantized and self._can_quantize(padded.device) else self.parser
+            quantized = batch.quantized and self._can_quantize(padded.device)
+            model = self._quantized(batch.int8_peaks) if quantized else self.parser
             with torch.inference_mode():
                 output = model(padded, lengths, return_attention=batch.details, packed_spans=True)
                 return self.decode(output, batch)
@@ -166,14 +170,14 @@ class ParserAdapter(torch.nn.Module):
                  "decodes in floating point")
         return False
 
-    def _quantized(self) -> LabelAttentionParserModel:
-        copy = self._copies.get("int8")
-        if copy is None:
+    def _quantized(self, peaks: Optional[Dict[str, List[float]]]) -> LabelAttentionParserModel:
+        made = self._copies.get("int8")
+        if made is None or made[0] is not peaks:
             with _COPY_LOCK:
-                copy = self._copies.get("int8")  # made by another thread while this one waited
-                if copy is None:
-                    copy = self._copies["int8"] = quantized_copy(self.parser)
-        return copy
+                made = self._copies.get("int8")  # made by another thread while this one waited
+                if made is None or made[0] is not peaks:
+                    made = self._copies["int8"] = (peaks, quantized_copy(self.parser, peaks))
+        return made[1]
 
     def loss(self, output: ParserOutput, targets: ParserTargets) -> torch.Tensor:
         """Eq. 12 for the batch; the hinge loss's loss-augmented trees come from CKY."""
@@ -279,13 +283,15 @@ def decode_scores(
     return spans, heads, labels
 
 
-def quantized_copy(parser: LabelAttentionParserModel) -> LabelAttentionParserModel:
+def quantized_copy(parser: LabelAttentionParserModel,
+                    peaks: Optional[Dict[str, List[float]]] = None) -> LabelAttentionParserModel:
     """A copy of ``parser`` for CPU inference with int8 Linear layers (``nn/int8.py``: weights
     int8, each input row quantized on its own, so a sentence's scores do not depend on its
-    batch). The span MLP's first layer stays float: its weight is applied to fencepost vectors
-    directly (``SpanScorer._project_fenceposts``). What it costs and buys: docs/speed.md, "int8
-    prediction"."""
-    return int8_copy(parser, keep_float={"span_scorer.w1"})  # type: ignore[return-value]
+    batch): with measured input ``peaks``, every layer 64 wide or more, smoothed; without, those
+    256 wide or more. The span MLP's first layer stays float: its weight is applied to fencepost
+    vectors directly (``SpanScorer._project_fenceposts``). What it costs and buys: docs/speed.md,
+    "int8 prediction" and "Smoothed int8"."""
+    return int8_copy(parser, keep_float={"span_scorer.w1"}, peaks=peaks)  # type: ignore[return-value]
 
 
 @lru_cache(maxsize=512)

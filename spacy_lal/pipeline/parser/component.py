@@ -30,6 +30,7 @@ from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy
+import srsly
 from spacy.language import Language
 from spacy.tokens import Doc, Span
 from spacy.training import Example
@@ -49,6 +50,9 @@ from .clear import clear_ud, set_clear_dependencies, use_english_noun_chunks
 from .constrained import ConstrainedParsing, parse_with_constraints
 from .settings import LAL_DEPENDENCY_PARSER, LAL_PARSER
 from .unseen_tokens import tag_unseen_tokens
+
+# The cfg key of the measured input peaks of the parser's Linear layers (measure_int8_peaks).
+INT8_PEAKS = "int8_peaks"
 
 JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
 
@@ -180,6 +184,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         """``settings``: as the factory's (``settings.py``), their defaults where not given."""
         UnitPipe.__init__(self, vocab, model, name, settings, scorer=scorer)
         ConstrainedParsing.__init__(self)
+        self.cfg[INT8_PEAKS] = None  # measure_int8_peaks sets them; saved with the cfg
 
     # Labels ---------------------------------------------------------------------------------
 
@@ -254,6 +259,28 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
         super().set_int8(enabled)
         self.configure(quantize=enabled)
 
+    def measure_int8_peaks(self, run: Callable[[], Any]) -> None:
+        """Measure each Linear layer's largest input per feature while ``run()`` parses text with
+        this component (in float, whatever ``quantize`` says), and keep them in its cfg, saved
+        with it: the int8 copy then smooths its layers with them and takes every layer 64 wide
+        or more (``nn/int8.py``; docs/speed.md, "Smoothed int8"). ``spacy_lal.calibrate`` calls
+        it; retraining keeps the peaks, which only set how a product is rounded."""
+        from ...nn.int8 import input_peaks
+        from ..torch_bridge import torch_module
+
+        module = torch_module(self.model)
+        if module is None:
+            raise ValueError(f"{self.name}: the parser has no model yet: initialize or load it first")
+        quantize = self.cfg["quantize"]
+        self.configure(quantize=False)
+        try:
+            peaks = input_peaks(module.parser, run)
+        finally:
+            self.configure(quantize=quantize)
+        # Kept as the saved cfg will give them back (srsly's JSON writes some decimals with a
+        # last-digit change), so that a loaded copy's int8 products are this one's.
+        self.cfg[INT8_PEAKS] = srsly.json_loads(srsly.json_dumps(peaks))
+
     # Training -------------------------------------------------------------------------------
 
     def _training_batch(self, examples: List[Example], units: List[Unit]) -> ParserBatch:
@@ -302,6 +329,7 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
             root_label=self.dep_labels.index(root) if root in self.dep_labels else None,
             details=details,
             quantized=self.cfg["quantize"],
+            int8_peaks=self.cfg[INT8_PEAKS],
             require=require,
             no_cross=no_cross,
         )

@@ -4,6 +4,7 @@ import pickle
 
 import pytest
 import spacy
+import torch
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -270,6 +271,63 @@ def test_quantized_decoding_is_a_saved_runtime_setting(trained, tmp_path, parse_
     assert "int8" in parser.torch_module._copies
     assert not any("int8" in key or "_copies" in key for key in parser.torch_module.state_dict())
     assert spacy.load(tmp_path / "p").get_pipe("lal_parser").cfg["quantize"] is False
+
+
+def test_int8_peaks_are_measured_saved_and_smooth_the_int8_copy(trained, tmp_path, parse_words):
+    """spacy_lal.calibrate_int8 measures the parser's Linear inputs in float, keeps the peaks in
+    its cfg (saved and loaded with it), and the int8 copy is made with them."""
+    from spacy_lal.pipeline.torch_bridge import torch_module
+
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "p")
+    loaded = spacy.load(tmp_path / "p", config={"components": {"lal_parser": {"quantize": True}}})
+    parser = loaded.get_pipe("lal_parser")
+    assert parser.cfg["int8_peaks"] is None
+    with pytest.raises(ValueError, match="no Docs"):
+        spacy_lal.calibrate_int8(loaded, [])
+    assert spacy_lal.calibrate_int8(loaded, [eg.reference for eg in examples]) == ["lal_parser"]
+    peaks = parser.cfg["int8_peaks"]
+    module = torch_module(parser.model).parser
+    linears = {name: m for name, m in module.named_modules() if isinstance(m, torch.nn.Linear)}
+    # every layer the forward pass calls: the span MLP's first is applied to fenceposts, and the
+    # label attention's W_O folded into W_red, by their weights alone
+    assert set(peaks) == set(linears) - {"span_scorer.w1", "label_attention.attention.w_o"}
+    assert all(len(peaks[name]) == linears[name].in_features and min(peaks[name]) >= 0 for name in peaks)
+    assert parser.cfg["quantize"] is True  # measured in float, the setting put back
+    docs = parse_words(loaded, examples)
+    made = torch_module(parser.model)._copies["int8"]
+    assert made[0] is peaks
+    loaded.to_disk(tmp_path / "calibrated")
+    again = spacy.load(tmp_path / "calibrated", config={"components": {"lal_parser": {"quantize": True}}})
+    assert again.get_pipe("lal_parser").cfg["int8_peaks"] == peaks
+    assert [d._.tree.to_string() for d in parse_words(again, examples)] == [d._.tree.to_string() for d in docs]
+    assert spacy_lal.calibrate_int8(spacy.blank("en"), [examples[0].reference]) == []  # nothing to measure
+
+
+def test_calibrate_int8_script_writes_the_parser_cfg_alone(trained, tmp_path):
+    import sys
+    from pathlib import Path
+
+    from spacy.tokens import DocBin
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+    import calibrate_int8
+
+    nlp, examples = trained
+    nlp.to_disk(tmp_path / "p")
+    before = {path.relative_to(tmp_path): path.read_bytes() for path in (tmp_path / "p").rglob("*") if path.is_file()}
+    DocBin(docs=[eg.reference for eg in examples]).to_disk(tmp_path / "train.spacy")
+    assert calibrate_int8.calibrate(tmp_path / "p", tmp_path / "train.spacy", sentences=2) == ["lal_parser"]
+    after = {path.relative_to(tmp_path): path.read_bytes() for path in (tmp_path / "p").rglob("*") if path.is_file()}
+    assert after.keys() == before.keys()  # no vocabulary written beside the parser
+    assert [path for path in after if after[path] != before[path]] == [Path("p/lal_parser/cfg")]
+    peaks = spacy.load(tmp_path / "p").get_pipe("lal_parser").cfg["int8_peaks"]
+    assert peaks and all(min(values) >= 0 for values in peaks.values())
+    with pytest.raises(ValueError, match="at least 1"):
+        calibrate_int8.calibrate(tmp_path / "p", tmp_path / "train.spacy", sentences=0)
+    DocBin().to_disk(tmp_path / "empty.spacy")
+    with pytest.raises(ValueError, match="has no Docs"):
+        calibrate_int8.calibrate(tmp_path / "p", tmp_path / "empty.spacy")
 
 
 def test_ud_noun_chunks():
