@@ -2,6 +2,7 @@
 
     python benchmarks/profile_pipeline.py corpus/ewt/test.spacy --limit 600
     python benchmarks/profile_pipeline.py corpus/ewt/test.spacy --ours PIPELINE --cprofile 25 --torch 15
+    python benchmarks/profile_pipeline.py corpus/ewt/test.spacy --ours NEW --against OLD --rounds 15
 
 The Docs are built from the corpus's words, one sentence each (as ``parse_speed.py`` gives them),
 and run through the pipeline one component at a time, each over all of them in ``--batch-size``
@@ -11,6 +12,11 @@ predicts, as raw text gets it. Rounds alternate over the components; the median 
 Then, optionally, one more pass of the whole pipeline under cProfile (``--cprofile N``: the N
 functions with the most time of their own) and torch's profiler (``--torch N``: the N operators
 with the most CPU time of their own). One torch thread unless ``--threads``.
+
+``--against OLD``: a second pipeline with the same components, timed in the same rounds (the
+order of the two alternating), and each component's speed against it: the median over the
+rounds of OLD's seconds over ours (above 1: ours is faster). A ratio of the same round's two
+timings cancels the machine's slow swings, which move whole rounds.
 """
 import argparse
 import cProfile
@@ -31,6 +37,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_corpus_options(parser)
     parser.add_argument("--ours", type=Path, help="the pipeline (default: the shipped en_lal_ewt)")
+    parser.add_argument("--against", type=Path, help="a second pipeline to time each component against, in the same rounds")
     parser.add_argument("--float", action="store_true", help="float prediction (default: as shipped)")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N", help="print cProfile's top N functions")
     parser.add_argument("--torch", type=int, default=0, metavar="N", help="print torch's profiler's top N operators")
@@ -45,21 +52,29 @@ def main(argv=None) -> int:
     from spacy_lal.pipeline.layers.transformer_features import clear_feature_caches
 
     torch.set_num_threads(args.threads)
-    nlp = spacy.load(args.ours or spacy_lal.pipeline_path())
-    if args.float:
-        spacy_lal.quantize(nlp, False)
-    if "lal_srl" in nlp.pipe_names:
-        nlp.get_pipe("lal_srl").configure(predicates="predicted")
+
+    def load(path: Path) -> "spacy.Language":
+        nlp = spacy.load(path)
+        if args.float:
+            spacy_lal.quantize(nlp, False)
+        if "lal_srl" in nlp.pipe_names:
+            nlp.get_pipe("lal_srl").configure(predicates="predicted")
+        return nlp
+
+    nlp = load(args.ours or spacy_lal.pipeline_path())
+    other = None if args.against is None else load(args.against)
+    if other is not None and other.pipe_names != nlp.pipe_names:
+        parser.error(f"--against has the components {other.pipe_names}, ours {nlp.pipe_names}")
     gold = list(DocBin().from_disk(args.corpus).get_docs(nlp.vocab))[: args.limit]
     words = [[t.text for t in d] for d in gold]
     n_words = sum(map(len, words))
 
-    def fresh() -> List[Doc]:
+    def fresh(nlp: "spacy.Language") -> List[Doc]:
         clear_feature_caches(nlp)
         return [Doc(nlp.vocab, words=w) for w in words]
 
-    def one_round() -> Dict[str, float]:
-        docs, seconds = fresh(), {}
+    def one_round(nlp: "spacy.Language") -> Dict[str, float]:
+        docs, seconds = fresh(nlp), {}
         for name, proc in nlp.pipeline:
             start = time.perf_counter()
             if hasattr(proc, "pipe"):
@@ -69,8 +84,16 @@ def main(argv=None) -> int:
             seconds[name] = time.perf_counter() - start
         return seconds
 
-    one_round()  # warm-up: lazy initialisation is not parsing
-    rounds = [one_round() for _ in range(args.rounds)]
+    rounds, other_rounds = [], []
+    for nlp_ in (nlp, other):
+        if nlp_ is not None:
+            one_round(nlp_)  # warm-up: lazy initialisation is not parsing
+    for r in range(args.rounds):
+        if other is not None and r % 2:
+            other_rounds.append(one_round(other))
+        rounds.append(one_round(nlp))
+        if other is not None and not r % 2:
+            other_rounds.append(one_round(other))
     median = {name: statistics.median(r[name] for r in rounds) for name in nlp.pipe_names}
     total = sum(median.values())
     print(f"{nlp.meta.get('name')} ({', '.join(nlp.pipe_names)}), {len(words)} sentences, {n_words} words, "
@@ -78,9 +101,18 @@ def main(argv=None) -> int:
     for name, seconds in median.items():
         print(f"  {name:<22} {seconds:7.3f} s  {100 * seconds / total:5.1f}%")
     print(f"  {'all':<22} {total:7.3f} s  {n_words / total:,.0f} words/s")
+    against = {}
+    if other is not None:
+        for name in nlp.pipe_names + ["all"]:
+            seconds = [sum(r.values()) if name == "all" else r[name] for r in rounds]
+            theirs = [sum(r.values()) if name == "all" else r[name] for r in other_rounds]
+            against[name] = statistics.median(t / o for t, o in zip(theirs, seconds))
+        print(f"against {args.against} in the same rounds (its seconds over ours, median of {args.rounds} rounds):")
+        for name, ratio in against.items():
+            print(f"  {name:<22} {ratio:6.3f}x")
 
     def whole() -> None:
-        list(nlp.pipe(fresh(), batch_size=args.batch_size))
+        list(nlp.pipe(fresh(nlp), batch_size=args.batch_size))
 
     if args.cprofile:
         profile = cProfile.Profile()
@@ -93,7 +125,8 @@ def main(argv=None) -> int:
             whole()
         print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=args.torch))
     write_json(args.output, {"words": n_words, "seconds": {k: round(v, 4) for k, v in median.items()},
-                             "words_per_second": round(n_words / total, 1)})
+                             "words_per_second": round(n_words / total, 1),
+                             **({"against": {k: round(v, 4) for k, v in against.items()}} if against else {})})
     return 0
 
 
