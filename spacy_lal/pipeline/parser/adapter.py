@@ -49,6 +49,10 @@ class ParserTargets:
     label_weights: Optional[numpy.ndarray] = None
 
 
+# The parser's cfg key of its Linear layers' measured input peaks (``measure_int8_peaks``).
+INT8_PEAKS = "int8_peaks"
+
+
 @dataclass
 class ParserBatch:
     """What the component passes along with the units: targets in training; otherwise how to

@@ -44,15 +44,12 @@ from ..base import Predictions, UnitPipe, label_set, pretrained_model, untrained
 from ..gold import dependency_target, same_tokens, soft_target_weights
 from ..heads import ATTACH_LABEL, set_dependencies, units_by_doc, use_ud_noun_chunks
 from ..units import Unit
-from .adapter import ParserBatch, ParserTargets
+from .adapter import INT8_PEAKS, ParserBatch, ParserTargets
 from .charts import ROOT_ONLY, chain_to_label, gold_trees_by_start, label_chains, tree_target
 from .clear import clear_ud, set_clear_dependencies, use_english_noun_chunks
 from .constrained import ConstrainedParsing, parse_with_constraints
 from .settings import LAL_DEPENDENCY_PARSER, LAL_PARSER
 from .unseen_tokens import tag_unseen_tokens
-
-# The cfg key of the measured input peaks of the parser's Linear layers (measure_int8_peaks).
-INT8_PEAKS = "int8_peaks"
 
 JOINED_ROOT = "S"  # root over the pieces of a sentence longer than max_length (see module docstring)
 
@@ -261,24 +258,22 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
 
     def measure_int8_peaks(self, run: Callable[[], Any]) -> None:
         """Measure each Linear layer's largest input per feature while ``run()`` parses text with
-        this component (in float, whatever ``quantize`` says), and keep them in its cfg, saved
-        with it: the int8 copy then smooths its layers with them and takes every layer 64 wide
-        or more (``nn/int8.py``; docs/speed.md, "Smoothed int8"). ``spacy_lal.calibrate`` calls
-        it; retraining keeps the peaks, which only set how a product is rounded."""
+        this component (in float, whatever ``quantize`` says) and keep them in its cfg, saved with
+        it: the int8 copy then smooths its layers with them and takes every layer 64 wide or more
+        (``nn/int8.py``; docs/speed.md, "Smoothed int8"). ``spacy_lal.calibrate_int8`` calls it.
+        Retraining keeps the peaks, which only decide how a product is rounded."""
         from ...nn.int8 import input_peaks
-        from ..torch_bridge import torch_module
 
-        module = torch_module(self.model)
-        if module is None:
+        if self.torch_module is None:
             raise ValueError(f"{self.name}: the parser has no model yet: initialize or load it first")
         quantize = self.cfg["quantize"]
         self.configure(quantize=False)
         try:
-            peaks = input_peaks(module.parser, run)
+            peaks = input_peaks(self.torch_module.parser, run)
         finally:
             self.configure(quantize=quantize)
-        # Kept as the saved cfg will give them back (srsly's JSON writes some decimals with a
-        # last-digit change), so that a loaded copy's int8 products are this one's.
+        # As the saved cfg gives them back (srsly's JSON changes the last digit of some), so that
+        # a loaded copy's int8 products are this one's.
         self.cfg[INT8_PEAKS] = srsly.json_loads(srsly.json_dumps(peaks))
 
     # Training -------------------------------------------------------------------------------
