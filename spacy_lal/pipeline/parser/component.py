@@ -258,10 +258,9 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
 
     def measure_int8_peaks(self, run: Callable[[], Any]) -> None:
         """Measure each Linear layer's largest input per feature while ``run()`` parses text with
-        this component (in float, whatever ``quantize`` says) and keep them in its cfg, saved with
-        it: the int8 copy then smooths its layers with them and takes every layer 64 wide or more
-        (``nn/int8.py``; docs/speed.md, "Smoothed int8"). ``spacy_lal.calibrate_int8`` calls it.
-        Retraining keeps the peaks, which only decide how a product is rounded."""
+        this component (in float) and keep them in its cfg, saved with it: the int8 copy then
+        smooths its layers with them and takes every layer 64 wide or more (``nn/int8.py``).
+        ``spacy_lal.calibrate_int8`` calls it. Raises ValueError if no sentence was parsed."""
         from ...nn.int8 import input_peaks
 
         if self.torch_module is None:
@@ -272,6 +271,8 @@ class LabelAttentionParser(ConstrainedParsing, UnitPipe):
             peaks = input_peaks(self.torch_module.parser, run)
         finally:
             self.configure(quantize=quantize)
+        if not peaks:
+            raise ValueError(f"{self.name}: no sentence reached the parser while measuring int8 peaks (no words?)")
         # As the saved cfg gives them back (srsly's JSON changes the last digit of some), so that
         # a loaded copy's int8 products are this one's.
         self.cfg[INT8_PEAKS] = srsly.json_loads(srsly.json_dumps(peaks))

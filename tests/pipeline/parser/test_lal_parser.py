@@ -302,6 +302,9 @@ def test_int8_peaks_are_measured_saved_and_smooth_the_int8_copy(trained, tmp_pat
     assert again.get_pipe("lal_parser").cfg["int8_peaks"] == peaks
     assert [d._.tree.to_string() for d in parse_words(again, examples)] == [d._.tree.to_string() for d in docs]
     assert spacy_lal.calibrate_int8(spacy.blank("en"), [examples[0].reference]) == []  # nothing to measure
+    with pytest.raises(ValueError, match="no sentence reached the parser"):
+        spacy_lal.calibrate_int8(loaded, [Doc(loaded.vocab, words=[])])
+    assert parser.cfg["int8_peaks"] == peaks  # kept
 
 
 def test_calibrate_int8_script_writes_the_parser_cfg_alone(trained, tmp_path):
