@@ -6,6 +6,7 @@ cfg, so that their int8 copies are smoothed and take the narrow layers too (docs
 """
 import argparse
 import sys
+from itertools import islice
 from pathlib import Path
 from typing import List
 
@@ -23,11 +24,7 @@ def calibrate(pipeline: Path, train: Path, sentences: int = SENTENCES) -> List[s
     if sentences < 1:
         raise ValueError(f"--sentences must be at least 1, got {sentences}")
     nlp = spacy.load(pipeline)
-    docs = []
-    for doc in DocBin().from_disk(train).get_docs(nlp.vocab):
-        docs.append(doc)
-        if len(docs) == sentences:
-            break
+    docs = list(islice(DocBin().from_disk(train).get_docs(nlp.vocab), sentences))
     if not docs:
         raise ValueError(f"{train} has no Docs")
     names = spacy_lal.calibrate_int8(nlp, docs)

@@ -137,14 +137,13 @@ class RowInt8Linear(nn.Module):
         rows = x.reshape(-1, self.in_features)
         if not len(rows):
             return x.new_zeros(*x.shape[:-1], self.out_features)
-        if self.inverse_smoothing is not None:
+        smoothed = self.inverse_smoothing is not None
+        if smoothed:
             rows = rows * self.inverse_smoothing
         # max |x| per row from amax and amin: one pass each, where abs() would write a copy first
         peak = torch.maximum(rows.amax(dim=1), rows.amin(dim=1).neg()).clamp_(min=1e-12)
-        if self.inverse_smoothing is not None:
-            scaled = rows.mul_((INPUT_LEVELS / peak)[:, None])  # rows is a copy already
-        else:
-            scaled = rows * (INPUT_LEVELS / peak)[:, None]
+        scale = (INPUT_LEVELS / peak)[:, None]
+        scaled = rows.mul_(scale) if smoothed else rows * scale  # smoothed rows are a copy already
         if self._packed is not None:
             # FBGEMM rounds scaled / 1.0 to nearest even and adds the zero point 64: the integers
             # below, shifted into uint8; its output is each sum times the weight row's scale.
