@@ -44,3 +44,30 @@ def test_examples_get_the_teachers_parse_and_keep_their_gold_frame(tmp_path, ens
         assert doc.user_data[PARTIAL_SRL] is True and doc.user_data["sent_id"].startswith("x.xml#")
     card = json.loads(out.with_suffix(".card.json").read_text())
     assert card["license"] == "CC BY-SA 4.0" and card["silver"]["teachers"] == ["en_lal_ewt", *ensemble]
+
+
+def _accompanied(pan_head: int, predicate_tag: str = "VBD") -> Doc:
+    words = "John accompanied the travellers from the pan .".split()
+    heads = [1, 1, 3, 1, 6, 6, pan_head, 1]
+    deps = ["nsubj", "root", "det", "obj", "case", "det", "nmod" if pan_head == 3 else "obl", "punct"]
+    tags = ["NNP", predicate_tag, "DT", "NNS", "IN", "DT", "NN", "."]
+    doc = Doc(spacy.blank("en").vocab, words=words, heads=heads, deps=deps, tags=tags,
+              lemmas=["John", "accompany", "the", "traveller", "from", "the", "pan", "."])
+    set_frames(doc, [FrameData(1, "accompany.01", ((0, 1, "ARG0"), (2, 4, "ARG1"), (4, 7, "ARG3")))])
+    return doc
+
+
+def test_an_argument_hung_inside_the_frames_arg1_is_a_disagreement():
+    assert silver_propbank.disagreeing_arguments(_accompanied(pan_head=3)) == [(4, 7, "ARG3")]
+    assert silver_propbank.disagreeing_arguments(_accompanied(pan_head=1)) == []
+    # a nominal predicate's arguments sit inside its noun phrase: not read as disagreements
+    assert silver_propbank.disagreeing_arguments(_accompanied(pan_head=3, predicate_tag="NN")) == []
+
+
+def test_without_parse_keeps_words_tags_and_lemmas_and_gives_no_arc_targets():
+    doc = _accompanied(pan_head=3)
+    bare = silver_propbank.without_parse(doc)
+    assert [t.text for t in bare] == [t.text for t in doc] and bare.text == doc.text
+    assert [t.tag_ for t in bare] == [t.tag_ for t in doc] and [t.lemma_ for t in bare] == [t.lemma_ for t in doc]
+    assert not bare.has_annotation("DEP") and bare._.tree is None
+    assert len(list(bare.sents)) == 1
