@@ -1,10 +1,11 @@
-"""``python -m spacy_lal train CONFIG --output DIR [--minutes M] [--curve FILE] [--config.overrides ...]``.
+"""``python -m spacy_lal train CONFIG --output DIR [--minutes M] [--curve FILE] [--checkpoints STEPS] [--config.overrides ...]``.
 
 ``spacy train`` with a wall-time budget: ``--minutes`` sets the config's
 ``spacy-lal.training_budget.v1`` callback (the config must use it as
 ``[training.before_update]``) and the run ends normally when it is spent, with ``model-last``
 saved and ``model-best`` from the best evaluation so far. ``--curve`` sets the JSONL path of a
-``spacy-lal.LearningCurveLogger.v1`` logger. Other ``--section.key value`` arguments override the
+``spacy-lal.LearningCurveLogger.v1`` logger; ``--checkpoints STEPS`` makes it keep the pipeline
+every STEPS steps under ``DIR/checkpoints/step-STEP``. Other ``--section.key value`` arguments override the
 config as in ``spacy train``. Configs compared at equal minutes of the same machine are what the
 learning curves of docs/results.md and the ablation table of docs/ablations.md show.
 """
@@ -24,6 +25,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--output", type=Path, required=True, help="output directory (model-best, model-last)")
     parser.add_argument("--minutes", type=float, default=None, help="wall-time budget of the updates")
     parser.add_argument("--curve", type=Path, default=None, help="JSONL file for the learning curve")
+    parser.add_argument("--checkpoints", type=int, default=0, metavar="STEPS",
+                        help="also keep the pipeline every STEPS steps (at evaluations) under OUTPUT/checkpoints")
     parser.add_argument("--gpu-id", type=int, default=-1, help="GPU id, -1 for CPU (default)")
     parser.set_defaults(func=main)
 
@@ -56,6 +59,17 @@ def main(args: argparse.Namespace, overrides_argv: list = ()) -> int:
                   file=sys.stderr)
             return 1
         overrides["training.logger.path"] = str(args.curve)
+    if args.checkpoints:
+        if config["training"]["logger"].get("@loggers") != "spacy-lal.LearningCurveLogger.v1":
+            print(f"train: --checkpoints needs [training.logger] @loggers = \"spacy-lal.LearningCurveLogger.v1\" in {args.config}",
+                  file=sys.stderr)
+            return 1
+        eval_frequency = int(overrides.get("training.eval_frequency", config["training"].get("eval_frequency", 0)))
+        if args.checkpoints % eval_frequency:
+            print(f"train: --checkpoints {args.checkpoints} is not a multiple of eval_frequency {eval_frequency}: "
+                  "checkpoints are saved at evaluations", file=sys.stderr)
+            return 1
+        overrides["training.logger.checkpoint_every"] = args.checkpoints
     try:
         train(args.config, args.output, use_gpu=args.gpu_id, overrides=overrides)
     except TrainingBudgetSpent as spent:

@@ -15,6 +15,7 @@ component's block but ``source``, so a fine-tuning run cannot set them there.
 seconds, words and scores to a JSONL file that ``scripts/learning_curves.py`` draws.
 """
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import IO, Any, Callable, Dict, Iterator, Optional, Tuple
@@ -118,12 +119,18 @@ def make_component_settings(settings: Dict[str, Dict[str, Any]]) -> Callable[[La
 
 
 @registry.loggers("spacy-lal.LearningCurveLogger.v1")
-def make_learning_curve_logger(path: str, console: Optional[Callable] = None) -> Callable:
+def make_learning_curve_logger(path: str, console: Optional[Callable] = None, checkpoint_every: int = 0) -> Callable:
     """Log each evaluation (step, seconds, words, score, component scores) to the JSONL ``path``,
     and pass everything on to ``console`` (e.g. ``spacy.ConsoleLogger.v3``) if given.
 
-    ``path`` is replaced, not appended to: one file is one run.
+    ``path`` is replaced, not appended to: one file is one run. ``checkpoint_every`` > 0 also
+    keeps the pipeline of every evaluation whose step is a multiple of it, as
+    ``checkpoints/step-STEP`` beside ``model-last`` (a copy of what spaCy has just saved there):
+    a student whose behaviour on a construction flips between evaluations of equal dev score is
+    chosen among them, not only between model-best and model-last (docs/training.md).
     """
+    if checkpoint_every < 0:
+        raise ValueError(f"LearningCurveLogger: checkpoint_every must be >= 0, got {checkpoint_every}")
 
     def setup(nlp: Language, stdout: IO = None, stderr: IO = None) -> Tuple[Callable, Callable]:
         import sys
@@ -145,6 +152,11 @@ def make_learning_curve_logger(path: str, console: Optional[Callable] = None) ->
             }
             stream.write(json.dumps(record) + "\n")
             stream.flush()
+            saved = info.get("output_path")
+            if checkpoint_every and saved and info.get("step") and info["step"] % checkpoint_every == 0:
+                target = Path(saved).parent / "checkpoints" / f"step-{info['step']}"
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(saved, target)
 
         def finalize() -> None:
             stream.close()

@@ -174,6 +174,33 @@ def test_train_command_stops_on_its_budget(tmp_path, tagger_corpus, capsys):
     assert [r["step"] for r in records] == sorted(r["step"] for r in records)
 
 
+def test_train_command_keeps_a_checkpoint_every_n_steps(tmp_path, tagger_corpus):
+    """--checkpoints 10 with evaluations every 5 steps: a copy of model-last at steps 10, 20, ...,
+    each a loadable pipeline holding that evaluation's weights, and none at the odd evaluations."""
+    config = write_filled(tmp_path / "tagger.cfg", TAGGER_CONFIG)
+    curve = tmp_path / "curve.jsonl"
+    code = cli(["train", str(config), "--output", str(tmp_path / "out"), "--minutes", str(4 / 60),
+                "--curve", str(curve), "--checkpoints", "10",
+                "--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus)])
+    assert code == 0
+    steps = [json.loads(line)["step"] for line in curve.read_text().splitlines()]
+    kept = sorted(int(p.name.split("-")[1]) for p in (tmp_path / "out" / "checkpoints").iterdir())
+    assert kept == [s for s in steps if s and s % 10 == 0] and len(kept) >= 2
+    first, last = (spacy.load(tmp_path / "out" / "checkpoints" / f"step-{s}") for s in (kept[0], kept[-1]))
+    assert first.pipe_names == ["tagger"]
+    weights = [nlp.get_pipe("tagger").model.to_bytes() for nlp in (first, last)]
+    assert weights[0] != weights[1]  # each copy is its own step's, not the last one's
+
+
+def test_train_command_refuses_checkpoints_between_evaluations(tmp_path, tagger_corpus, capsys):
+    config = write_filled(tmp_path / "tagger.cfg", TAGGER_CONFIG)
+    code = cli(["train", str(config), "--output", str(tmp_path / "out"), "--minutes", "1", "--checkpoints", "7",
+                "--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus)])
+    assert code == 1 and "not a multiple of eval_frequency 5" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        make_learning_curve_logger(str(tmp_path / "c.jsonl"), checkpoint_every=-1)
+
+
 def test_train_command_refuses_a_budget_its_config_cannot_take(tmp_path, tagger_corpus, capsys):
     config = write_filled(tmp_path / "plain.cfg", TAGGER_CONFIG.split("[training.logger]")[0])
     code = cli(["train", str(config), "--output", str(tmp_path / "out"), "--minutes", "1",
