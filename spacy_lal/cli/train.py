@@ -53,21 +53,20 @@ def main(args: argparse.Namespace, overrides_argv: list = ()) -> int:
             )
             return 1
         overrides["training.before_update.minutes"] = args.minutes
+    curve_options = [name for name, value in (("--curve", args.curve), ("--checkpoints", args.checkpoints)) if value]
+    if curve_options and config["training"]["logger"].get("@loggers") != "spacy-lal.LearningCurveLogger.v1":
+        verb = "needs" if len(curve_options) == 1 else "need"
+        print(f"train: {' and '.join(curve_options)} {verb} [training.logger] @loggers = "
+              f"\"spacy-lal.LearningCurveLogger.v1\" in {args.config}", file=sys.stderr)
+        return 1
     if args.curve is not None:
-        if config["training"]["logger"].get("@loggers") != "spacy-lal.LearningCurveLogger.v1":
-            print(f"train: --curve needs [training.logger] @loggers = \"spacy-lal.LearningCurveLogger.v1\" in {args.config}",
-                  file=sys.stderr)
-            return 1
         overrides["training.logger.path"] = str(args.curve)
     if args.checkpoints:
-        if config["training"]["logger"].get("@loggers") != "spacy-lal.LearningCurveLogger.v1":
-            print(f"train: --checkpoints needs [training.logger] @loggers = \"spacy-lal.LearningCurveLogger.v1\" in {args.config}",
-                  file=sys.stderr)
-            return 1
-        eval_frequency = int(overrides.get("training.eval_frequency", config["training"].get("eval_frequency", 0)))
-        if args.checkpoints % eval_frequency:
-            print(f"train: --checkpoints {args.checkpoints} is not a multiple of eval_frequency {eval_frequency}: "
-                  "checkpoints are saved at evaluations", file=sys.stderr)
+        # The config is already loaded with the overrides; spaCy's own default when it has none.
+        eval_frequency = int(config["training"].get("eval_frequency", 200))
+        if args.checkpoints < 0 or args.checkpoints % eval_frequency:
+            print(f"train: --checkpoints {args.checkpoints} is not a positive multiple of eval_frequency "
+                  f"{eval_frequency}: checkpoints are saved at evaluations", file=sys.stderr)
             return 1
         overrides["training.logger.checkpoint_every"] = args.checkpoints
     try:

@@ -196,7 +196,11 @@ def test_train_command_refuses_checkpoints_between_evaluations(tmp_path, tagger_
     config = write_filled(tmp_path / "tagger.cfg", TAGGER_CONFIG)
     code = cli(["train", str(config), "--output", str(tmp_path / "out"), "--minutes", "1", "--checkpoints", "7",
                 "--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus)])
-    assert code == 1 and "not a multiple of eval_frequency 5" in capsys.readouterr().err
+    assert code == 1 and "not a positive multiple of eval_frequency 5" in capsys.readouterr().err
+    plain = write_filled(tmp_path / "plain.cfg", TAGGER_CONFIG.split("[training.logger]")[0])
+    code = cli(["train", str(plain), "--output", str(tmp_path / "out"), "--checkpoints", "10",
+                "--paths.train", str(tagger_corpus), "--paths.dev", str(tagger_corpus)])
+    assert code == 1 and "--checkpoints needs [training.logger]" in capsys.readouterr().err
     with pytest.raises(ValueError, match="checkpoint_every"):
         make_learning_curve_logger(str(tmp_path / "c.jsonl"), checkpoint_every=-1)
 
